@@ -1,0 +1,91 @@
+"""Check a config before anything is generated or compiled; every problem is one ConfigError line."""
+
+from __future__ import annotations
+
+import math
+
+from learnpe_jax.errors import ConfigError
+from learnpe_jax.models.encoder import NORMS, PE_PLACEMENTS, PE_SHARING, READOUTS
+from learnpe_jax.pe.registry import get_spec, pe_kwargs
+
+
+def _choice(config, field, allowed):
+  value = config
+  for part in field.split("."):
+    value = value[part]
+  if value not in allowed:
+    raise ConfigError(field, value, f"one of {', '.join(map(str, allowed))}")
+
+
+def _positive(field, value, integer=False, allow_zero=False):
+  ok_type = isinstance(value, int) and not isinstance(value, bool) if integer else (
+      isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value))
+  if not ok_type or value < 0 or (value == 0 and not allow_zero):
+    kind = "an integer" if integer else "a finite number"
+    raise ConfigError(field, value, f"{kind} {'≥ 0' if allow_zero else '> 0'}")
+
+
+def validate(config) -> None:
+  """Static checks of ``config`` (those that need no data)."""
+  m, t, s = config.model, config.train, config.sweep
+  for f in ("width", "depth", "num_heads", "mlp_ratio"):
+    _positive(f"model.{f}", m[f], integer=True)
+  if m.width % m.num_heads:
+    raise ConfigError("model.num_heads", m.num_heads, f"a divisor of model.width={m.width}")
+  _choice(config, "model.readout", READOUTS + ("tokens",))
+  _choice(config, "model.pe_placement", PE_PLACEMENTS)
+  _choice(config, "model.pe_sharing", PE_SHARING)
+  _choice(config, "model.norm", NORMS)
+  _choice(config, "model.dtype", ("float32", "bfloat16"))
+  spec = get_spec(m.pe.name)
+  pe_kwargs(m.pe)
+
+  for f in ("batch_size", "chunk_steps", "eval_every", "checkpoint_every", "log_every",
+            "eval_batch_size"):
+    _positive(f"train.{f}", t[f], integer=True)
+  _positive("train.num_steps", t.num_steps, integer=True, allow_zero=True)
+  for f in ("eval_every", "checkpoint_every", "num_steps"):
+    if t[f] % t.chunk_steps:
+      raise ConfigError(f"train.{f}", t[f], f"a multiple of train.chunk_steps={t.chunk_steps}")
+
+  o = config.optim
+  _positive("optim.learning_rate", o.learning_rate)
+  for f in ("weight_decay", "grad_clip_norm", "eps"):
+    _positive(f"optim.{f}", o[f], allow_zero=True)
+  _positive("optim.warmup_steps", o.warmup_steps, integer=True, allow_zero=True)
+  for f in ("b1", "b2"):
+    if not 0 <= o[f] < 1:
+      raise ConfigError(f"optim.{f}", o[f], "a number in [0, 1)")
+
+  if len(s.pe_init_scale) == 0:
+    raise ConfigError("sweep.pe_init_scale", list(s.pe_init_scale), "a non-empty list of σ > 0")
+  for v in s.pe_init_scale:
+    if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+      raise ConfigError("sweep.pe_init_scale", list(s.pe_init_scale),
+                        "a non-empty list of finite σ > 0")
+  if len(s.seeds) == 0 or not all(isinstance(v, int) and 0 <= v < 2**32 for v in s.seeds):
+    raise ConfigError("sweep.seeds", list(s.seeds), "a non-empty list of integers in [0, 2^32)")
+  if len(set(s.seeds)) != len(s.seeds):
+    raise ConfigError("sweep.seeds", list(s.seeds), "distinct seeds")
+  for v in s.get("learning_rate", []) or []:
+    _positive("sweep.learning_rate", v)
+  if not spec.learnable and len(s.pe_init_scale) > 1:
+    raise ConfigError("sweep.pe_init_scale", list(s.pe_init_scale),
+                      f"a single value: PE {spec.name!r} has no learnable init to scale")
+  _choice(config, "analysis.distance", ("euclidean", "cityblock"))
+
+
+def validate_with_task(config, task) -> None:
+  """Checks that need the task: coordinates, sizes."""
+  spec = get_spec(config.model.pe.name)
+  if spec.needs == "coords" and not task.coords_known:
+    raise ConfigError("model.pe.name", spec.name,
+                      f"a PE that needs no coordinates: task {task.name!r} keeps token positions "
+                      f"unknown to the model")
+  num_train = len(task.train["target"])
+  if config.train.batch_size > num_train:
+    raise ConfigError("train.batch_size", config.train.batch_size,
+                      f"at most the {num_train} training examples")
+  if config.model.readout == "query" and "query_index" not in task.train:
+    raise ConfigError("model.readout", "query", f"'last' or 'mean': task {task.name!r} has no "
+                      "query token")

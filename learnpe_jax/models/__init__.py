@@ -1,0 +1,1 @@
+from learnpe_jax.models.encoder import Encoder

@@ -1,0 +1,104 @@
+"""The transformer encoder of the LST study (DESIGN.md §2.1), with a pluggable PE.
+
+Defaults match the companion code: Linear(F→W) token embedding; post-LayerNorm blocks
+    h = LN(x + Attn(x));   x' = LN(h + MLP(h)),   MLP = W→4W→W with GELU,
+a PE's ``add`` term added to the input of every block (one PE per block, or shared, or only at the
+input), readout from the last token → Linear(W→outputs).
+"""
+
+from __future__ import annotations
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+from learnpe_jax.models.attention import SelfAttention
+from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
+from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.positions import Positions
+
+READOUTS = ("last", "mean", "query")
+PE_PLACEMENTS = ("every_block", "input")
+PE_SHARING = ("separate", "shared")
+NORMS = ("post", "pre")
+
+
+class Block(nn.Module):
+  num_heads: int
+  mlp_ratio: int
+  norm: str
+  dtype: jnp.dtype = jnp.float32
+
+  @nn.compact
+  def __call__(self, x_BNW, terms: PositionalTerms):
+    width = x_BNW.shape[-1]
+    attn = SelfAttention(self.num_heads, self.dtype, name="attention")
+
+    def mlp(h):
+      h = nn.Dense(self.mlp_ratio * width, dtype=self.dtype, name="mlp_in")(h)
+      return nn.Dense(width, dtype=self.dtype, name="mlp_out")(nn.gelu(h, approximate=False))
+
+    ln1, ln2 = nn.LayerNorm(dtype=self.dtype, name="ln_attn"), nn.LayerNorm(dtype=self.dtype,
+                                                                            name="ln_mlp")
+    if self.norm == "post":
+      h = ln1(x_BNW + attn(x_BNW, terms))
+      return ln2(h + mlp(h))
+    h = x_BNW + attn(ln1(x_BNW), terms)
+    return h + mlp(ln2(h))
+
+
+class Encoder(nn.Module):
+  """Tokens float[B, N, F] → outputs float[B, num_outputs] (or [B, N, num_outputs] per token).
+
+  Attributes:
+    pe: the positional encoding module (see ``learnpe_jax.pe``).
+    readout: 'last' token, 'mean' over tokens, 'query' (the token at ``query_index``), or
+      'tokens' (one output per token; regression tasks).
+    pe_placement: 'every_block' (the companion's default) or 'input' (first block only).
+    pe_sharing: 'separate' (one PE per block) or 'shared' (block 0's PE everywhere).
+  """
+
+  pe: PositionalEncoding
+  width: int = 160
+  depth: int = 4
+  num_heads: int = 1
+  mlp_ratio: int = 4
+  num_outputs: int = 4
+  readout: str = "last"
+  pe_placement: str = "every_block"
+  pe_sharing: str = "separate"
+  norm: str = "post"
+  dtype: jnp.dtype = jnp.float32
+
+  def pe_blocks(self) -> list[int]:
+    """The PE block indices the encoder asks for (one per distinct PE)."""
+    if self.pe_placement == "input" or self.pe_sharing == "shared":
+      return [0]
+    return list(range(self.depth))
+
+  def pe_add_terms(self, positions: Positions):
+    """float[blocks, N, W]: the vectors the PE adds to the token embeddings, per distinct PE;
+    None when the PE adds none (relative, rotary, bias PEs)."""
+    adds = [self.pe(positions, b).add for b in self.pe_blocks()]
+    return None if adds[0] is None else jnp.stack(adds)
+
+  @nn.compact
+  def __call__(self, tokens_BNF, positions: Positions, query_index_B=None):
+    x_BNW = nn.Dense(self.width, dtype=self.dtype, name="embed")(tokens_BNF)
+    for b in range(self.depth):
+      terms = NO_TERMS
+      if b == 0 or self.pe_placement == "every_block":
+        terms = self.pe(positions, b if self.pe_sharing == "separate" else 0)
+      if terms.add is not None:
+        x_BNW = x_BNW + terms.add.astype(self.dtype)
+      x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype, name=f"block_{b}")(
+          x_BNW, terms)
+    if self.readout == "tokens":
+      return nn.Dense(self.num_outputs, name="head")(x_BNW).astype(jnp.float32)
+    if self.readout == "last":
+      pooled = x_BNW[:, -1]
+    elif self.readout == "mean":
+      pooled = x_BNW.mean(axis=1)
+    else:
+      pooled = jnp.take_along_axis(x_BNW, query_index_B[:, None, None], axis=1)[:, 0]
+    return nn.Dense(self.num_outputs, name="head")(pooled).astype(jnp.float32)

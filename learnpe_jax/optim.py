@@ -1,0 +1,31 @@
+"""The optimizer: AdamW (the companion's), with the learning rate a per-model value in its state.
+
+    update = −lr_m · warmup(t) · (adam(g) + wd · θ)        (optax.adamw, Loshchilov & Hutter 2019)
+
+``lr_m`` lives in the optimizer state (``optax.inject_hyperparams``), so models with different
+learning rates share one compiled step.
+"""
+
+from __future__ import annotations
+
+import optax
+
+
+def make_optimizer(optim_config, learning_rate=0.0) -> optax.GradientTransformation:
+  """``learning_rate`` only seeds the state at init; the update reads it from the state."""
+  c = optim_config
+  parts = []
+  if c.grad_clip_norm > 0:
+    parts.append(optax.clip_by_global_norm(c.grad_clip_norm))
+  parts.append(optax.scale_by_adam(b1=c.b1, b2=c.b2, eps=c.eps))
+  if c.weight_decay > 0:
+    parts.append(optax.add_decayed_weights(c.weight_decay))
+  if c.warmup_steps > 0:
+    parts.append(optax.scale_by_schedule(optax.linear_schedule(0.0, 1.0, c.warmup_steps)))
+  parts.append(optax.inject_hyperparams(optax.scale)(step_size=-learning_rate))
+  return optax.chain(*parts)
+
+
+def learning_rates(opt_state):
+  """The per-model learning rates held in an optimizer state."""
+  return -opt_state[-1].hyperparams["step_size"]

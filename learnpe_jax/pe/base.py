@@ -1,0 +1,46 @@
+"""The interface every positional encoding meets (DESIGN.md §3).
+
+A PE is a Flax module ``pe(positions, block_index) -> PositionalTerms``. The encoder asks it once per
+block that takes positional information and hands the terms to attention, which applies whichever
+fields are set. Adding a PE never means editing the attention block.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import flax.struct
+import jax
+
+# q_BHNK, k_BHNK -> (q_BHNK, k_BHNK); applied to queries and keys before their dot product.
+RotateFn = Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array]]
+
+
+@flax.struct.dataclass
+class PositionalTerms:
+  """What one PE contributes to one block; every field is optional.
+
+  Attributes:
+    add: [N, W] added to the block input (absolute PEs).
+    logit_bias: [H, N, N] added to attention logits (ALiBi, T5, distance biases).
+    rotate: q, k -> q, k (rotary family).
+    rel_k: [N, N, Dh] relative embeddings: logits_ij += q_i · rel_k_ij / sqrt(Dh) (Shaw, XL, iRPE).
+    rel_v: [N, N, Dh] relative embeddings in values: out_i += sum_j p_ij rel_v_ij.
+    probs_scale: [H, N, N] multiplies attention probabilities after softmax (URPE).
+    pos_logits: [H, N, N] untied positional attention logits (TUPE, DIET, positional attention).
+  """
+
+  add: jax.Array | None = None
+  logit_bias: jax.Array | None = None
+  rotate: RotateFn | None = flax.struct.field(pytree_node=False, default=None)
+  rel_k: jax.Array | None = None
+  rel_v: jax.Array | None = None
+  probs_scale: jax.Array | None = None
+  pos_logits: jax.Array | None = None
+
+  def acts_on_attention(self) -> bool:
+    return any(t is not None for t in (self.logit_bias, self.rotate, self.rel_k, self.rel_v,
+                                        self.probs_scale, self.pos_logits))
+
+
+NO_TERMS = PositionalTerms()

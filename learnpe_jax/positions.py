@@ -1,0 +1,38 @@
+"""What a task says about where its tokens are (DESIGN.md §3, "Coordinates are first-class")."""
+
+from __future__ import annotations
+
+import flax.struct
+import jax
+import numpy as np
+
+
+@flax.struct.dataclass
+class Positions:
+  """Token positions handed to every PE.
+
+  Attributes:
+    index: int[N] token ids 0..N-1 (always present; what learned tables read).
+    coords: float[N, D] true coordinates (D = 1, 2, 3), or None when the model may not see them.
+    grid_shape: e.g. (4, 4) when the tokens form a row-major grid (for convolutional PEs).
+  """
+
+  index: jax.Array
+  coords: jax.Array | None = None
+  grid_shape: tuple[int, ...] | None = flax.struct.field(pytree_node=False, default=None)
+
+  @property
+  def num_tokens(self) -> int:
+    return int(self.index.shape[0])
+
+  @property
+  def coord_dim(self) -> int | None:
+    return None if self.coords is None else int(self.coords.shape[-1])
+
+
+def grid_positions(grid_shape: tuple[int, ...]) -> Positions:
+  """Positions of the cells of a row-major grid: coords are the integer (row, col[, depth])."""
+  coords = np.stack(np.meshgrid(*[np.arange(n) for n in grid_shape], indexing="ij"), -1)
+  coords = coords.reshape(-1, len(grid_shape)).astype(np.float32)
+  return Positions(index=np.arange(len(coords), dtype=np.int32), coords=coords,
+                   grid_shape=tuple(grid_shape))

@@ -1,0 +1,84 @@
+"""Per-model records (``summary.json``) and the per-σ table printed at the end of a run."""
+
+from __future__ import annotations
+
+import collections
+
+import jax
+import numpy as np
+
+
+def score_name(task) -> str:
+  return "accuracy" if task.kind == "classification" else "neg_mse"
+
+
+def eval_fields(task, split: str, result: dict, i: int) -> dict:
+  """Flatten one model's eval result: ``{split}_loss``, ``{split}_accuracy``, and per level."""
+  name = score_name(task)
+  out = {f"{split}_loss": float(result["loss"][i]), f"{split}_{name}": float(result["score"][i])}
+  if len(task.level_names) > 1:
+    out[f"{split}_{name}_by_level"] = {lvl: float(result["score_by_level"][i][j])
+                                       for j, lvl in enumerate(task.level_names)}
+  return out
+
+
+def summarize(trainer, state, init_pe: list[dict], final_pe: list[dict], config) -> dict:
+  task = trainer.task
+  params = state["models"]["params"]
+  train = jax.device_get(trainer.evaluate(params, "train"))
+  test = jax.device_get(trainer.evaluate(params, "test"))
+  diverged = np.asarray(state["models"]["diverged_step"])
+  models = []
+  for i, rec in enumerate(trainer.axis.records):
+    row = {"model": i, **rec}
+    row.update(eval_fields(task, "train", train, i))
+    row.update(eval_fields(task, "test", test, i))
+    row.update(final_pe[i])
+    if "pe_rsa" in init_pe[i]:
+      row["pe_rsa_init"] = init_pe[i]["pe_rsa"]
+      row["pe_norm_init"] = init_pe[i]["pe_norm"]
+    row["diverged"] = bool(diverged[i] >= 0)
+    row["diverged_step"] = int(diverged[i]) if diverged[i] >= 0 else None
+    models.append(row)
+  return {"task": task.name, "pe": config.model.pe.name, "num_steps": int(state["step"]),
+          "models": models}
+
+
+def _mean_sd(values) -> str:
+  v = np.array([x for x in values if x is not None], float)
+  v = v[np.isfinite(v)]
+  if len(v) == 0:
+    return "—"
+  return f"{v.mean():.3f} ± {v.std(ddof=1) if len(v) > 1 else 0.0:.3f}"
+
+
+def group_by_sigma(models: list[dict]) -> dict[tuple, list[dict]]:
+  groups = collections.defaultdict(list)
+  for m in models:
+    groups[(m["pe_init_scale"], m["learning_rate"])].append(m)
+  return dict(sorted(groups.items()))
+
+
+def format_table(summary: dict) -> str:
+  """Markdown table: one row per (σ, lr), mean ± sd over seeds."""
+  models = summary["models"]
+  score = "accuracy" if "test_accuracy" in models[0] else "neg_mse"
+  levels = list(models[0].get(f"test_{score}_by_level", {}))
+  has_rsa = "pe_rsa" in models[0]
+  lrs = {m["learning_rate"] for m in models}
+  head = ["σ"] + (["lr"] if len(lrs) > 1 else []) + ["seeds", f"train {score}", f"test {score}"]
+  head += [f"test {lvl}" for lvl in levels]
+  head += ["PE–geometry RSA", "RSA at init"] if has_rsa else []
+  head += ["diverged"]
+  lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+  for (sigma, lr), group in group_by_sigma(models).items():
+    cells = [f"{sigma:g}"] + ([f"{lr:g}"] if len(lrs) > 1 else []) + [str(len(group))]
+    cells += [_mean_sd(m[f"train_{score}"] for m in group),
+              _mean_sd(m[f"test_{score}"] for m in group)]
+    cells += [_mean_sd(m[f"test_{score}_by_level"][lvl] for m in group) for lvl in levels]
+    if has_rsa:
+      cells += [_mean_sd(m.get("pe_rsa") for m in group),
+                _mean_sd(m.get("pe_rsa_init") for m in group)]
+    cells += [str(sum(m["diverged"] for m in group))]
+    lines.append("| " + " | ".join(cells) + " |")
+  return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Tasks: each provides ``load_task(config) -> TaskData`` (see ``tasks/registry.py``)."""

@@ -1,0 +1,48 @@
+"""What every task hands the trainer: arrays to put on device, true positions, the objective."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from learnpe_jax.positions import Positions
+
+
+@dataclasses.dataclass
+class TaskData:
+  """A task's data, resident in memory (and, for training, on device).
+
+  Attributes:
+    name: task name.
+    kind: 'classification' (integer ``target``, cross-entropy) or 'regression' (float ``target``).
+    train, test: dicts of arrays with a leading example axis: ``tokens`` float[S, N, F],
+      ``target``, ``level`` int[S] (condition index, for per-level metrics), and optionally
+      ``query_index`` int[S] (for the 'query' readout).
+    positions: the *true* token positions (coords always set, for analysis).
+    coords_known: whether the model may read ``positions.coords``.
+    num_outputs: classes (classification) or outputs per token (regression).
+    level_names: names of the ``level`` values.
+    modules: optional int[N] ground-truth module labels of the tokens.
+  """
+
+  name: str
+  kind: str
+  train: dict[str, np.ndarray]
+  test: dict[str, np.ndarray]
+  positions: Positions
+  coords_known: bool
+  num_outputs: int
+  level_names: tuple[str, ...]
+  modules: np.ndarray | None = None
+
+  @property
+  def num_tokens(self) -> int:
+    return self.positions.num_tokens
+
+  @property
+  def model_positions(self) -> Positions:
+    """What the model sees: the true positions, or only the token index when coords are unknown."""
+    if self.coords_known:
+      return self.positions
+    return Positions(index=self.positions.index, coords=None, grid_shape=self.positions.grid_shape)

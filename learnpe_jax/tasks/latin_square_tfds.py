@@ -1,0 +1,75 @@
+"""The LST as a tfds dataset: generated once per (size, seed, split) and cached under a data dir.
+
+Stored as array_record and read with ``as_data_source`` (no TensorFlow needed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import tensorflow_datasets as tfds
+
+from learnpe_jax.tasks import latin_square as ls
+
+
+@dataclasses.dataclass
+class LatinSquareConfig(tfds.core.BuilderConfig):
+  num_per_level: int = 3000
+  seed: int = 0
+  test_fraction: float = 0.1
+
+
+def builder_config(num_per_level: int, seed: int, test_fraction: float) -> LatinSquareConfig:
+  name = f"n{num_per_level}_seed{seed}_test{int(round(test_fraction * 1000))}"
+  return LatinSquareConfig(name=name, version="1.0.0",
+                           num_per_level=num_per_level, seed=seed,
+                           test_fraction=test_fraction)
+
+
+class LatinSquare(tfds.core.GeneratorBasedBuilder):
+  """4×4 Latin Square Task puzzles with unique answers, labelled binary/ternary/quaternary."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  RELEASE_NOTES = {"1.0.0": "Generator and solver of learnpe_jax.tasks.latin_square."}
+  BUILDER_CONFIGS = [builder_config(3000, 0, 0.1)]
+
+  def _info(self) -> tfds.core.DatasetInfo:
+    return self.dataset_info_from_configs(
+        description=ls.__doc__,
+        features=tfds.features.FeaturesDict({
+            "grid": tfds.features.Tensor(shape=(ls.NUM_CELLS,), dtype=np.int8),
+            "answer": tfds.features.Tensor(shape=(), dtype=np.int8),
+            "level": tfds.features.Tensor(shape=(), dtype=np.int8),
+        }),
+        homepage="https://arxiv.org/abs/2406.08272",
+    )
+
+  def _split_generators(self, dl_manager):
+    cfg = self.builder_config
+    data = ls.generate(cfg.num_per_level, seed=cfg.seed)
+    is_test = ls.stratified_split(data["level"], cfg.test_fraction, seed=cfg.seed + 1)
+    return {"train": self._generate_examples(data, ~is_test),
+            "test": self._generate_examples(data, is_test)}
+
+  def _generate_examples(self, data, mask):
+    for i in np.flatnonzero(mask):
+      yield int(i), {k: data[k][i] for k in ("grid", "answer", "level")}
+
+
+def load(data_dir: str, num_per_level: int = 3000, seed: int = 0,
+         test_fraction: float = 0.1) -> dict[str, dict[str, np.ndarray]]:
+  """{'train'|'test': {'grid', 'answer', 'level'}} as numpy arrays, building the dataset once."""
+  tfds.disable_progress_bar()
+  config = builder_config(num_per_level, seed, test_fraction)
+  known = {c.name for c in LatinSquare.BUILDER_CONFIGS}
+  builder = LatinSquare(config=config.name if config.name in known else config,
+                        data_dir=data_dir, file_format="array_record")
+  builder.download_and_prepare(file_format="array_record")
+  out = {}
+  for split in ("train", "test"):
+    source = builder.as_data_source(split=split)
+    items = source.__getitems__(range(len(source)))
+    out[split] = {k: np.stack([np.asarray(it[k]) for it in items]) for k in ("grid", "answer",
+                                                                             "level")}
+  return out

@@ -1,0 +1,116 @@
+"""``train_and_evaluate(config, workdir)``: the whole sweep as one job, importable from a notebook.
+
+Flow: validate the config (before any data or compilation) → load the task → init every model of the
+sweep at once → restore the latest checkpoint if any → train in compiled chunks, evaluating,
+logging and checkpointing at chunk boundaries → write ``summary.json`` and print the per-σ table.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from absl import logging
+import jax
+import numpy as np
+
+from learnpe_jax import config_validation, report
+from learnpe_jax.analysis import rsa
+from learnpe_jax.checkpoints import Checkpointer
+from learnpe_jax.sweep import model_axis
+from learnpe_jax.tasks.registry import load_task
+from learnpe_jax.trainer import Trainer
+from learnpe_jax.workdir import Workdir, write_json
+
+
+def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
+  """RSA with the true geometry and RMS norm of each model's PE vectors, per block."""
+  vectors = trainer.pe_vectors(params)
+  if vectors is None:
+    return [{} for _ in range(trainer.axis.size)]
+  vectors = np.asarray(vectors)  # [M, blocks, N, W]
+  coords = np.asarray(trainer.task.positions.coords)
+  out = []
+  for v in vectors:
+    by_block = [rsa.pe_rsa(b, coords, config.analysis.distance) for b in v]
+    out.append({"pe_rsa": by_block[0], "pe_rsa_by_block": by_block,
+                "pe_norm": float(np.sqrt(np.mean(np.square(v[0]))))})
+  return out
+
+
+def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:
+  """One metrics.jsonl row per model at the current step."""
+  step = int(state["step"])
+  test = jax.device_get(trainer.evaluate(state["models"]["params"], "test"))
+  pe = _per_model_pe_analysis(trainer, state["models"]["params"], config)
+  diverged = np.asarray(state["models"]["diverged_step"])
+  rows = []
+  for i, rec in enumerate(trainer.axis.records):
+    row = {"step": step, "model": i, **rec}
+    if train_metrics is not None:
+      row["train_loss"] = float(train_metrics["loss"][i])
+      row[f"train_{report.score_name(trainer.task)}"] = float(train_metrics["score"][i])
+    row.update(report.eval_fields(trainer.task, "test", test, i))
+    row.update(pe[i])
+    row["diverged"] = bool(diverged[i] >= 0)
+    rows.append(row)
+  return rows
+
+
+def train_and_evaluate(config, workdir: str) -> dict:
+  """Train every model of ``config``'s sweep; returns the summary (also in workdir/summary.json)."""
+  config_validation.validate(config)
+  wd = Workdir(workdir)
+  task = load_task(config)
+  config_validation.validate_with_task(config, task)
+  wd.prepare(json.loads(config.to_json_best_effort()), resume=config.resume)
+  axis = model_axis(config)
+  logging.info("Sweep of %d models (σ × lr × seeds), task %s with %d tokens, PE %s.",
+               axis.size, task.name, task.num_tokens, config.model.pe.name)
+
+  trainer = Trainer(config, task, axis)
+  t0 = time.time()
+  state = trainer.init()
+  ckpt = Checkpointer(wd.file("checkpoints"))
+  restored = ckpt.restore_latest(state)
+  if restored is not None:
+    state = restored
+    logging.info("Resumed from checkpoint at step %d.", int(state["step"]))
+    wd.truncate_metrics(int(state["step"]))
+  else:
+    wd.truncate_metrics(-1)
+    wd.append_metrics(_eval_rows(trainer, state, None, config))
+  init_pe = _per_model_pe_analysis(trainer, trainer.init()["models"]["params"], config)
+
+  c = config.train
+  compiled_at, steps_timed, t_timed = None, 0, 0.0
+  try:
+    while int(state["step"]) < c.num_steps:
+      t_chunk = time.time()
+      state, metrics = trainer.train_chunk(state)
+      metrics = jax.device_get(metrics)  # one pull per chunk
+      step = int(state["step"])
+      if compiled_at is None:
+        compiled_at = time.time() - t0
+        logging.info("First chunk (incl. compile) done after %.1fs.", compiled_at)
+      else:
+        steps_timed += c.chunk_steps
+        t_timed += time.time() - t_chunk
+      if step % c.log_every == 0 or step == c.num_steps:
+        rate = steps_timed / t_timed if t_timed else float("nan")
+        eta = (c.num_steps - step) / rate if t_timed else float("nan")
+        logging.info("step %d/%d  %.1f steps/s (%.1f model-steps/s)  ETA %.0fs  "
+                     "train loss %.4f (mean over models)", step, c.num_steps, rate,
+                     rate * axis.size, eta, float(np.nanmean(metrics["loss"])))
+      if step % c.eval_every == 0 or step == c.num_steps:
+        wd.append_metrics(_eval_rows(trainer, state, metrics, config))
+      if step % c.checkpoint_every == 0 or step == c.num_steps:
+        ckpt.save(step, state)
+  finally:
+    ckpt.close()
+
+  summary = report.summarize(trainer, state, init_pe, _per_model_pe_analysis(
+      trainer, state["models"]["params"], config), config)
+  write_json(wd.file("summary.json"), summary)
+  print(report.format_table(summary))
+  return summary

@@ -1,0 +1,166 @@
+"""The compiled parts of training: vmapped init, a scanned chunk of train steps, and eval.
+
+Many models, one program (DESIGN.md §3): every function here maps over a leading model axis with
+``jax.vmap``; ``train_chunk`` runs ``config.train.chunk_steps`` steps in one ``jax.lax.scan`` inside
+one ``jit``; the dataset lives on device and each model draws its batches by index from its own key.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import clu.metrics
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from learnpe_jax import objectives
+from learnpe_jax.models.encoder import Encoder
+from learnpe_jax.optim import make_optimizer
+from learnpe_jax.pe.registry import build_pe
+from learnpe_jax.sweep import ModelAxis
+from learnpe_jax.tasks.base import TaskData
+
+
+TrainMetrics = clu.metrics.Collection.create(loss=clu.metrics.Average.from_output("loss"),
+                                             score=clu.metrics.Average.from_output("score"))
+
+
+def build_model(config, task: TaskData, pe_init_scale=1.0) -> Encoder:
+  m = config.model
+  pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=task.num_tokens,
+                init_scale=pe_init_scale)
+  return Encoder(pe=pe, width=m.width, depth=m.depth, num_heads=m.num_heads,
+                 mlp_ratio=m.mlp_ratio, num_outputs=task.num_outputs, readout=m.readout,
+                 pe_placement=m.pe_placement, pe_sharing=m.pe_sharing, norm=m.norm,
+                 dtype=jnp.dtype(m.dtype))
+
+
+def batch_indices(key, step, num_examples: int, batch_size: int):
+  """Shuffled epochs without replacement: batch ``step`` of the permutation of its epoch."""
+  per_epoch = num_examples // batch_size
+  epoch, i = step // per_epoch, step % per_epoch
+  perm = jax.random.permutation(jax.random.fold_in(key, epoch), num_examples)
+  return jax.lax.dynamic_slice_in_dim(perm, i * batch_size, batch_size)
+
+
+def _pad_for_eval(split: dict[str, np.ndarray], batch: int):
+  """Split arrays reshaped to [num_batches, batch, ...] (zero-padded) and a validity mask."""
+  n = len(split["target"])
+  nb = -(-n // batch)
+  pad = nb * batch - n
+  out = {k: np.concatenate([v, np.zeros((pad,) + v.shape[1:], v.dtype)]).reshape(
+      (nb, batch) + v.shape[1:]) for k, v in split.items()}
+  out["valid"] = (np.arange(nb * batch) < n).reshape(nb, batch)
+  return out
+
+
+class Trainer:
+  """Compiled init/train/eval for one config, task and model axis."""
+
+  def __init__(self, config, task: TaskData, axis: ModelAxis):
+    self.config, self.task, self.axis = config, task, axis
+    self.model = build_model(config, task)
+    self.tx = make_optimizer(config.optim)
+    self.positions = jax.tree.map(jnp.asarray, task.model_positions)
+    self.train_data = jax.device_put({k: v for k, v in task.train.items() if k != "level"})
+    eval_batch = min(config.train.eval_batch_size, max(len(task.train["target"]),
+                                                      len(task.test["target"])))
+    self.eval_data = {name: jax.device_put(_pad_for_eval(split, eval_batch))
+                      for name, split in (("train", task.train), ("test", task.test))}
+    self.num_levels = len(task.level_names)
+    self.init = jax.jit(self._init)
+    self.train_chunk = jax.jit(self._train_chunk, donate_argnums=0)
+    self.evaluate = jax.jit(self._evaluate, static_argnums=1)
+    self.pe_vectors = jax.jit(self._pe_vectors)
+
+  # ---- model ---------------------------------------------------------------------------------
+  def apply(self, params, batch):
+    return self.model.apply({"params": params}, batch["tokens"], self.positions,
+                            batch.get("query_index"))
+
+  # ---- init ----------------------------------------------------------------------------------
+  def _init(self):
+    sample = {k: v[:1] for k, v in self.train_data.items()}
+
+    def init_one(key, pe_init_scale, learning_rate):
+      model = build_model(self.config, self.task, pe_init_scale=pe_init_scale)
+      params = model.init(key, sample["tokens"], self.positions, sample.get("query_index"))
+      opt_state = make_optimizer(self.config.optim, learning_rate).init(params["params"])
+      return {"params": params["params"], "opt_state": opt_state}
+
+    models = jax.vmap(init_one)(self.axis.keys(0), self.axis.array("pe_init_scale"),
+                                self.axis.array("learning_rate"))
+    models["data_key"] = self.axis.keys(1)
+    models["diverged_step"] = jnp.full((self.axis.size,), -1, jnp.int32)
+    return {"models": models, "step": jnp.zeros((), jnp.int32)}
+
+  # ---- train ---------------------------------------------------------------------------------
+  def _train_step(self, model_state, step):
+    c = self.config.train
+    idx = batch_indices(model_state["data_key"], step, len(self.task.train["target"]),
+                        c.batch_size)
+    batch = jax.tree.map(lambda a: a[idx], self.train_data)
+
+    def loss_fn(params):
+      loss, score = objectives.per_example(self.task.kind, self.apply(params, batch),
+                                           batch["target"])
+      return loss.mean(), (loss, score)
+
+    (loss, (loss_B, score_B)), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+        model_state["params"])
+    updates, opt_state = self.tx.update(grads, model_state["opt_state"], model_state["params"])
+    params = optax.apply_updates(model_state["params"], updates)
+    # Divergence isolation: a model whose loss or gradient is not finite stays frozen from here on.
+    finite = jnp.isfinite(loss) & jnp.all(jnp.array(
+        [jnp.all(jnp.isfinite(g)) for g in jax.tree.leaves(grads)]))
+    alive = model_state["diverged_step"] < 0
+    keep_new = finite & alive
+    select = lambda new, old: jax.tree.map(lambda a, b: jnp.where(keep_new, a, b), new, old)
+    new_state = dict(model_state,
+                     params=select(params, model_state["params"]),
+                     opt_state=select(opt_state, model_state["opt_state"]),
+                     diverged_step=jnp.where(alive & ~finite, step,
+                                             model_state["diverged_step"]))
+    metrics = TrainMetrics.single_from_model_output(loss=loss_B, score=score_B)
+    return new_state, metrics
+
+  def _train_chunk(self, state):
+    """``chunk_steps`` train steps for every model; returns the state and per-model chunk means."""
+    steps = state["step"] + jnp.arange(self.config.train.chunk_steps, dtype=jnp.int32)
+    step_all = jax.vmap(self._train_step, in_axes=(0, None))
+
+    def body(carry, step):
+      models, metrics = carry
+      models, step_metrics = step_all(models, step)
+      return (models, metrics.merge(step_metrics)), None
+
+    empty = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(self.axis.size))
+    (models, metrics), _ = jax.lax.scan(body, (state["models"], empty), steps)
+    return ({"models": models, "step": state["step"] + self.config.train.chunk_steps},
+            jax.vmap(lambda m: m.compute())(metrics))
+
+  # ---- eval ----------------------------------------------------------------------------------
+  def _evaluate(self, params, split: str):
+    """Per-model mean loss and score (accuracy or −MSE), overall and per level."""
+    data = self.eval_data[split]
+
+    def eval_one(p):
+      def on_batch(batch):
+        loss, score = objectives.per_example(self.task.kind, self.apply(p, batch),
+                                             batch["target"])
+        return loss, score
+      loss, score = jax.lax.map(on_batch, {k: v for k, v in data.items() if k != "valid"})
+      valid = data["valid"].astype(jnp.float32)
+      onehot = jax.nn.one_hot(data["level"], self.num_levels) * valid[..., None]
+      mean = lambda x: (x * valid).sum() / valid.sum()
+      by_level = jnp.einsum("bs,bsl->l", score, onehot) / jnp.maximum(onehot.sum((0, 1)), 1)
+      return {"loss": mean(loss), "score": mean(score), "score_by_level": by_level}
+
+    return jax.vmap(eval_one)(params)
+
+  def _pe_vectors(self, params):
+    """float[M, blocks, N, W] the per-token vectors the PE adds (None if it adds none)."""
+    return jax.vmap(lambda p: self.model.apply({"params": p}, self.positions,
+                                               method=Encoder.pe_add_terms))(params)

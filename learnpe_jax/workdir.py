@@ -1,0 +1,117 @@
+"""Everything a run writes to its workdir, written atomically.
+
+  config.json     the resolved config (a rerun with a different config is refused)
+  metrics.jsonl   one line per model and evaluation step; a torn last line is dropped on resume
+  summary.json    one record per model at the end
+  checkpoints/    orbax checkpoints (see ``checkpoints.py``)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+
+from learnpe_jax.errors import UserError
+
+# Config fields that may change between a run and its resumption without changing its results.
+RESUMABLE_FIELDS = ("resume", "train.log_every")
+
+
+def atomic_write_text(path: str, text: str) -> None:
+  """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never half."""
+  directory = os.path.dirname(os.path.abspath(path))
+  fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".", suffix=".tmp")
+  try:
+    with os.fdopen(fd, "w") as f:
+      f.write(text)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.unlink(tmp)
+    raise
+
+
+def write_json(path: str, obj) -> None:
+  atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+
+
+def _flatten(d, prefix=""):
+  out = {}
+  for k, v in d.items():
+    if isinstance(v, dict):
+      out.update(_flatten(v, f"{prefix}{k}."))
+    else:
+      out[f"{prefix}{k}"] = v
+  return out
+
+
+class Workdir:
+
+  def __init__(self, path: str):
+    self.path = os.path.abspath(os.path.expanduser(path))
+    try:
+      os.makedirs(self.path, exist_ok=True)
+      probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".write_probe")
+      probe.close()
+    except OSError as e:
+      raise UserError(f"workdir {path!r} is not writable ({e.strerror})") from None
+
+  def file(self, name: str) -> str:
+    return os.path.join(self.path, name)
+
+  def prepare(self, config_dict: dict, resume: bool) -> None:
+    """Record the config; refuse a workdir that holds a different run unless ``resume`` is False,
+    in which case the earlier run's files are moved aside (never deleted)."""
+    path = self.file("config.json")
+    if os.path.exists(path):
+      with open(path) as f:
+        old = _flatten(json.load(f))
+      new = _flatten(json.loads(json.dumps(config_dict)))
+      changed = sorted(k for k in set(old) | set(new)
+                       if old.get(k) != new.get(k) and k not in RESUMABLE_FIELDS)
+      if changed and resume:
+        k = changed[0]
+        raise UserError(
+            f"workdir {self.path} holds a run with a different config ({k}: {old.get(k)!r} there, "
+            f"{new.get(k)!r} now; {len(changed)} field(s) differ); use another --workdir or "
+            f"--config.resume=false to start over (the old run is kept in a subfolder)")
+      if changed or not resume:
+        self._move_aside()
+    write_json(path, config_dict)
+
+  def _move_aside(self) -> None:
+    aside = os.path.join(self.path, time.strftime("previous_%Y%m%d_%H%M%S"))
+    os.makedirs(aside, exist_ok=True)
+    for name in ("config.json", "metrics.jsonl", "summary.json", "checkpoints"):
+      if os.path.exists(self.file(name)):
+        os.replace(self.file(name), os.path.join(aside, name))
+
+  # metrics.jsonl ------------------------------------------------------------------------------
+  def read_metrics(self) -> list[dict]:
+    """All complete lines of metrics.jsonl (a torn last line is skipped)."""
+    path = self.file("metrics.jsonl")
+    if not os.path.exists(path):
+      return []
+    rows = []
+    with open(path) as f:
+      for line in f:
+        try:
+          rows.append(json.loads(line))
+        except json.JSONDecodeError:
+          break
+    return rows
+
+  def truncate_metrics(self, last_step: int) -> None:
+    """Keep only rows with step ≤ ``last_step`` (the checkpoint a resumed run starts from)."""
+    rows = [r for r in self.read_metrics() if r["step"] <= last_step]
+    atomic_write_text(self.file("metrics.jsonl"), "".join(json.dumps(r) + "\n" for r in rows))
+
+  def append_metrics(self, rows: list[dict]) -> None:
+    with open(self.file("metrics.jsonl"), "a") as f:
+      f.write("".join(json.dumps(r) + "\n" for r in rows))
+      f.flush()
+      os.fsync(f.fileno())
