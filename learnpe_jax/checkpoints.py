@@ -23,11 +23,16 @@ class Checkpointer:
   def save(self, step: int, state) -> None:
     self.manager.save(step, args=ocp.args.StandardSave(state))
 
+  def all_steps(self) -> list[int]:
+    return list(self.manager.all_steps())
+
   def restore_latest(self, like):
     """The latest complete checkpoint restored into the structure of ``like``, or None."""
     step = self.manager.latest_step()
-    if step is None:
-      return None
+    return None if step is None else self.restore(step, like)
+
+  def restore(self, step: int, like):
+    """Checkpoint ``step`` restored into the structure of ``like``."""
     abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, like)
     try:
       return self.manager.restore(step, args=ocp.args.StandardRestore(abstract))

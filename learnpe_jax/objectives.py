@@ -1,4 +1,12 @@
-"""Losses and metrics per task kind: classification (cross-entropy) and regression (MSE, R²)."""
+"""Losses and metrics per task kind: classification (cross-entropy) and regression (MSE).
+
+``per_example(kind, outputs, batch)`` returns (loss[B], score[B]):
+  classification  loss = CE(outputs, target),   score = 1[argmax outputs = target]
+  regression      loss = mean over the scored entries of (outputs − target)²,  score = −loss
+                  where the scored entries are those with ``batch['loss_mask']`` = 1 (all if absent),
+                  e.g. only the masked nodes in masked-node reconstruction.
+R² = 1 − MSE / Var(target) is derived from the MSE in ``report.py``.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +14,15 @@ import jax.numpy as jnp
 import optax
 
 
-def per_example(kind: str, outputs, target):
-  """(loss[B], score[B]): score is correctness (classification) or −squared error (regression)."""
+def per_example(kind: str, outputs, batch):
+  target = batch["target"]
   if kind == "classification":
     loss = optax.softmax_cross_entropy_with_integer_labels(outputs, target)
     return loss, (jnp.argmax(outputs, -1) == target).astype(jnp.float32)
-  err = jnp.mean(jnp.square(outputs - target), axis=tuple(range(1, outputs.ndim)))
+  outputs = outputs.reshape(target.shape)
+  sq = jnp.square(outputs - target)
+  mask = batch.get("loss_mask")
+  mask = jnp.ones_like(sq) if mask is None else jnp.broadcast_to(mask, sq.shape).astype(sq.dtype)
+  axes = tuple(range(1, sq.ndim))
+  err = (sq * mask).sum(axes) / jnp.maximum(mask.sum(axes), 1.0)
   return err, -err

@@ -16,6 +16,8 @@ def eval_fields(task, split: str, result: dict, i: int) -> dict:
   """Flatten one model's eval result: ``{split}_loss``, ``{split}_accuracy``, and per level."""
   name = score_name(task)
   out = {f"{split}_loss": float(result["loss"][i]), f"{split}_{name}": float(result["score"][i])}
+  if task.kind == "regression" and task.target_variance:
+    out[f"{split}_r2"] = 1.0 + float(result["score"][i]) / task.target_variance
   if len(task.level_names) > 1:
     out[f"{split}_{name}_by_level"] = {lvl: float(result["score_by_level"][i][j])
                                        for j, lvl in enumerate(task.level_names)}

@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 from learnpe_jax import config_validation, report
-from learnpe_jax.analysis import rsa
+from learnpe_jax.analysis.pe_metrics import pe_metrics
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.sweep import model_axis
 from learnpe_jax.tasks.registry import load_task
@@ -24,18 +24,11 @@ from learnpe_jax.workdir import Workdir, write_json
 
 
 def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
-  """RSA with the true geometry and RMS norm of each model's PE vectors, per block."""
+  """``analysis.pe_metrics`` of each model's PE vectors (empty when the PE adds no vectors)."""
   vectors = trainer.pe_vectors(params)
   if vectors is None:
     return [{} for _ in range(trainer.axis.size)]
-  vectors = np.asarray(vectors)  # [M, blocks, N, W]
-  coords = np.asarray(trainer.task.positions.coords)
-  out = []
-  for v in vectors:
-    by_block = [rsa.pe_rsa(b, coords, config.analysis.distance) for b in v]
-    out.append({"pe_rsa": by_block[0], "pe_rsa_by_block": by_block,
-                "pe_norm": float(np.sqrt(np.mean(np.square(v[0]))))})
-  return out
+  return [pe_metrics(v, trainer.task, config) for v in np.asarray(vectors)]
 
 
 def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:

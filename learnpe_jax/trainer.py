@@ -104,8 +104,7 @@ class Trainer:
     batch = jax.tree.map(lambda a: a[idx], self.train_data)
 
     def loss_fn(params):
-      loss, score = objectives.per_example(self.task.kind, self.apply(params, batch),
-                                           batch["target"])
+      loss, score = objectives.per_example(self.task.kind, self.apply(params, batch), batch)
       return loss.mean(), (loss, score)
 
     (loss, (loss_B, score_B)), grads = jax.value_and_grad(loss_fn, has_aux=True)(
@@ -148,8 +147,7 @@ class Trainer:
 
     def eval_one(p):
       def on_batch(batch):
-        loss, score = objectives.per_example(self.task.kind, self.apply(p, batch),
-                                             batch["target"])
+        loss, score = objectives.per_example(self.task.kind, self.apply(p, batch), batch)
         return loss, score
       loss, score = jax.lax.map(on_batch, {k: v for k, v in data.items() if k != "valid"})
       valid = data["valid"].astype(jnp.float32)

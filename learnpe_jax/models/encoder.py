@@ -69,6 +69,9 @@ class Encoder(nn.Module):
   pe_sharing: str = "separate"
   norm: str = "post"
   dtype: jnp.dtype = jnp.float32
+  # Out-of-distribution probe: Gaussian noise of this sd added to the input of every block
+  # (needs an rng stream 'noise' when > 0).
+  block_noise_sd: float = 0.0
 
   def pe_blocks(self) -> list[int]:
     """The PE block indices the encoder asks for (one per distinct PE)."""
@@ -91,6 +94,9 @@ class Encoder(nn.Module):
         terms = self.pe(positions, b if self.pe_sharing == "separate" else 0)
       if terms.add is not None:
         x_BNW = x_BNW + terms.add.astype(self.dtype)
+      if self.block_noise_sd > 0:
+        noise = jax.random.normal(self.make_rng("noise"), x_BNW.shape, x_BNW.dtype)
+        x_BNW = x_BNW + self.block_noise_sd * noise
       x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype, name=f"block_{b}")(
           x_BNW, terms)
     if self.readout == "tokens":

@@ -24,6 +24,7 @@ class TaskData:
     num_outputs: classes (classification) or outputs per token (regression).
     level_names: names of the ``level`` values.
     modules: optional int[N] ground-truth module labels of the tokens.
+    target_variance: regression only: Var(target) of the test split, for R² = 1 − MSE / Var.
   """
 
   name: str
@@ -35,6 +36,7 @@ class TaskData:
   num_outputs: int
   level_names: tuple[str, ...]
   modules: np.ndarray | None = None
+  target_variance: float | None = None
 
   @property
   def num_tokens(self) -> int:

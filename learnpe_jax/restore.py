@@ -1,0 +1,75 @@
+"""Load a finished (or running) workdir back: its config, task, compiled trainer and latest state.
+
+    run = load_run("runs/grid2d")
+    run.trainer.evaluate(run.params, "test")      # per-model metrics
+    run.pe_vectors()                               # float[M, blocks, N, W]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+
+import ml_collections
+import numpy as np
+
+from learnpe_jax.checkpoints import Checkpointer
+from learnpe_jax.errors import UserError
+from learnpe_jax.sweep import ModelAxis, model_axis
+from learnpe_jax.tasks.base import TaskData
+from learnpe_jax.tasks.registry import load_task
+from learnpe_jax.trainer import Trainer
+
+
+@dataclasses.dataclass
+class Run:
+  workdir: str
+  config: ml_collections.ConfigDict
+  task: TaskData
+  axis: ModelAxis
+  trainer: Trainer
+  state: dict
+
+  @property
+  def params(self):
+    return self.state["models"]["params"]
+
+  @property
+  def step(self) -> int:
+    return int(self.state["step"])
+
+  def pe_vectors(self) -> np.ndarray | None:
+    v = self.trainer.pe_vectors(self.params)
+    return None if v is None else np.asarray(v)
+
+  def summary(self) -> dict | None:
+    path = os.path.join(self.workdir, "summary.json")
+    if not os.path.exists(path):
+      return None
+    with open(path) as f:
+      return json.load(f)
+
+
+def load_config(workdir: str) -> ml_collections.ConfigDict:
+  path = os.path.join(workdir, "config.json")
+  if not os.path.exists(path):
+    raise UserError(f"{workdir} holds no run (no config.json)")
+  with open(path) as f:
+    return ml_collections.ConfigDict(json.load(f))
+
+
+def load_run(workdir: str, step: int | None = None) -> Run:
+  """The run in ``workdir`` at its latest checkpoint (or at init when there is none yet)."""
+  workdir = os.path.abspath(os.path.expanduser(workdir))
+  config = load_config(workdir)
+  task = load_task(config)
+  axis = model_axis(config)
+  trainer = Trainer(config, task, axis)
+  state = trainer.init()
+  ckpt = Checkpointer(os.path.join(workdir, "checkpoints"))
+  try:
+    restored = ckpt.restore_latest(state) if step is None else ckpt.restore(step, state)
+  finally:
+    ckpt.close()
+  return Run(workdir, config, task, axis, trainer, restored if restored is not None else state)

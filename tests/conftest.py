@@ -1,0 +1,21 @@
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)  # so `configs` imports in tests
+
+
+@pytest.fixture(scope="session")
+def data_dir(tmp_path_factory):
+  return str(tmp_path_factory.mktemp("tfds"))
+
+
+@pytest.fixture
+def smoke_config(data_dir):
+  """The grid2d smoke config, its data under the session's tmp data dir."""
+  from configs import grid2d
+  config = grid2d.get_config("smoke")
+  config.data.data_dir = data_dir
+  return config
