@@ -2,7 +2,9 @@
 
 ``pe_metrics(vectors_BNW, task, config)`` takes one model's per-block PE vectors and returns a flat
 dict: ``pe_rsa`` (block 0), ``pe_rsa_by_block``, ``pe_norm`` (RMS of block 0's vectors). Tasks with
-module labels add modularity measures here.
+module labels (``task.modules``: the netsim modules, the brain's functional networks) add the
+modularity measures of block 0's PE (``analysis.modularity``): ``pe_within_between_ratio``,
+``pe_network_silhouette``, ``pe_network_ari``, ``pe_within_sim``, ``pe_between_sim``.
 """
 
 from __future__ import annotations
@@ -10,10 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from learnpe_jax.analysis import rsa
+from learnpe_jax.analysis.modularity import modularity_metrics
 
 
 def pe_metrics(vectors_BNW: np.ndarray, task, config) -> dict:
   coords = np.asarray(task.positions.coords)
   by_block = [rsa.pe_rsa(v, coords, config.analysis.distance) for v in vectors_BNW]
-  return {"pe_rsa": by_block[0], "pe_rsa_by_block": by_block,
-          "pe_norm": float(np.sqrt(np.mean(np.square(vectors_BNW[0]))))}
+  out = {"pe_rsa": by_block[0], "pe_rsa_by_block": by_block,
+         "pe_norm": float(np.sqrt(np.mean(np.square(vectors_BNW[0]))))}
+  if getattr(task, "modules", None) is not None:
+    out.update(modularity_metrics(vectors_BNW[0], task.modules))
+  return out
