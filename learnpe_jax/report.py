@@ -61,26 +61,46 @@ def group_by_sigma(models: list[dict]) -> dict[tuple, list[dict]]:
   return dict(sorted(groups.items()))
 
 
+MODULARITY_COLUMNS = (("pe_within_between_ratio", "PE within/between"),
+                      ("pe_network_silhouette", "PE silhouette"),
+                      ("pe_network_ari", "PE k-means ARI"))
+
+
 def format_table(summary: dict) -> str:
-  """Markdown table: one row per (σ, lr), mean ± sd over seeds."""
+  """Markdown table: one row per (σ, lr), mean ± sd over seeds.
+
+  Classification: train/test accuracy (and per level). Regression: train/test MSE and test R²
+  (score = −MSE is shown as MSE). Then PE–geometry RSA (final, at init) and, when the task has
+  module labels, the PE modularity measures (``analysis.modularity``).
+  """
   models = summary["models"]
   score = "accuracy" if "test_accuracy" in models[0] else "neg_mse"
+  regression = score == "neg_mse"
   levels = list(models[0].get(f"test_{score}_by_level", {}))
   has_rsa = "pe_rsa" in models[0]
+  has_r2 = "test_r2" in models[0]
+  modularity = [(k, name) for k, name in MODULARITY_COLUMNS if k in models[0]]
   lrs = {m["learning_rate"] for m in models}
-  head = ["σ"] + (["lr"] if len(lrs) > 1 else []) + ["seeds", f"train {score}", f"test {score}"]
+  shown = "MSE" if regression else score
+  head = ["σ"] + (["lr"] if len(lrs) > 1 else []) + ["seeds", f"train {shown}", f"test {shown}"]
+  head += ["test R²"] if has_r2 else []
   head += [f"test {lvl}" for lvl in levels]
   head += ["PE–geometry RSA", "RSA at init"] if has_rsa else []
+  head += [name for _, name in modularity]
   head += ["diverged"]
+  sign = -1.0 if regression else 1.0
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for (sigma, lr), group in group_by_sigma(models).items():
     cells = [f"{sigma:g}"] + ([f"{lr:g}"] if len(lrs) > 1 else []) + [str(len(group))]
-    cells += [_mean_sd(m[f"train_{score}"] for m in group),
-              _mean_sd(m[f"test_{score}"] for m in group)]
-    cells += [_mean_sd(m[f"test_{score}_by_level"][lvl] for m in group) for lvl in levels]
+    cells += [_mean_sd(sign * m[f"train_{score}"] for m in group),
+              _mean_sd(sign * m[f"test_{score}"] for m in group)]
+    if has_r2:
+      cells += [_mean_sd(m.get("test_r2") for m in group)]
+    cells += [_mean_sd(sign * m[f"test_{score}_by_level"][lvl] for m in group) for lvl in levels]
     if has_rsa:
       cells += [_mean_sd(m.get("pe_rsa") for m in group),
                 _mean_sd(m.get("pe_rsa_init") for m in group)]
+    cells += [_mean_sd(m.get(k) for m in group) for k, _ in modularity]
     cells += [str(sum(m["diverged"] for m in group))]
     lines.append("| " + " | ".join(cells) + " |")
   return "\n".join(lines)

@@ -6,7 +6,8 @@ import importlib
 
 from learnpe_jax.errors import ConfigError
 
-TASKS = {"lst": "learnpe_jax.tasks.lst"}
+TASKS = {"lst": "learnpe_jax.tasks.lst", "netsim": "learnpe_jax.tasks.netsim",
+         "brain": "learnpe_jax.tasks.brain"}
 
 
 def load_task(config):

@@ -1,0 +1,106 @@
+"""The network-simulation init-scale study (DESIGN.md §2.2): ``--config=configs/netsim.py[:variant]``.
+
+A nonlinear stochastic network of 64 nodes at hidden random positions in the unit square, in 4
+spatial modules (``learnpe_jax.tasks.netsim``); every node is a token; the model predicts every
+node's next state (or reconstructs masked nodes). Learned PE, σ swept; PE–geometry RSA against the
+hidden node positions and modularity against the module labels.
+
+Variants (comma-separated, combinable):
+  (none)   the CPU default (≈ 15 min on 2 shared cores): 4 σ × 2 seeds, width 32, 2 blocks.
+  smoke    a sub-minute run for tests: 2 σ × 2 seeds, a small dataset, a few dozen steps.
+  masked   masked-node reconstruction instead of next-step prediction.
+  pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields.
+"""
+
+import ml_collections
+
+from configs.grid2d import parse_variants
+from learnpe_jax.pe.registry import default_pe_config, get_spec
+from learnpe_jax.tasks.netsim import GENERATOR_DEFAULTS
+
+
+def get_config(arg=None):
+  variants = parse_variants(arg)
+  config = ml_collections.ConfigDict()
+  config.task = "netsim"
+  config.resume = True
+
+  config.data = ml_collections.ConfigDict()
+  config.data.data_dir = "~/.cache/learnpe_jax/tfds"
+  # The generator (each field documented in learnpe_jax/tasks/netsim.py; they name the dataset).
+  for key, value in GENERATOR_DEFAULTS.items():
+    config.data[key] = value
+  # num_nodes=64, dim=2, layout='random' (unit square) | 'lattice'; num_modules=4 (0: none),
+  # module_assignment='spatial' | 'random'; coupling g_dist·exp(−d/length_scale) + g_module·1[same
+  # module], coupling_sign='balanced' | 'positive' | 'random', W scaled to spectral_radius;
+  # a_{t+1} = (1−alpha)·a_t + alpha·tanh(W a_t + b) + noise_sd·ε, b ~ N(0, bias_sd²).
+  config.data.mode = "next_step"      # 'next_step' | 'masked'
+  config.data.context_steps = 1       # next_step: past states per token (token features)
+  config.data.mask_fraction = 0.25    # masked: fraction of nodes masked per example
+  config.data.max_train_examples = 0  # 0: all (trajectories × steps)
+  config.data.max_test_examples = 0
+  config.data.coords_known = True     # the model may read node coordinates (coordinate PEs)
+
+  config.model = ml_collections.ConfigDict()
+  config.model.width = 32
+  config.model.depth = 2
+  config.model.num_heads = 1
+  config.model.mlp_ratio = 4
+  config.model.readout = "tokens"     # one output per node
+  config.model.pe_placement = "every_block"
+  config.model.pe_sharing = "separate"
+  config.model.norm = "post"
+  config.model.dtype = "float32"
+  config.model.pe = default_pe_config(variants.get("pe", "learned"))
+
+  config.optim = ml_collections.ConfigDict()
+  config.optim.learning_rate = 1e-3
+  config.optim.weight_decay = 0.0
+  config.optim.b1 = 0.9
+  config.optim.b2 = 0.999
+  config.optim.eps = 1e-8
+  config.optim.grad_clip_norm = 0.0
+  config.optim.warmup_steps = 0
+
+  config.train = ml_collections.ConfigDict()
+  config.train.batch_size = 64
+  config.train.num_steps = 3000
+  config.train.chunk_steps = 100
+  config.train.eval_every = 500
+  config.train.checkpoint_every = 500
+  config.train.log_every = 100
+  config.train.eval_batch_size = 512
+
+  config.sweep = ml_collections.ConfigDict()
+  config.sweep.pe_init_scale = [0.01, 0.1, 1.0, 3.0]
+  config.sweep.seeds = [0, 1]
+  config.sweep.learning_rate = []
+
+  config.analysis = ml_collections.ConfigDict()
+  config.analysis.distance = "euclidean"
+
+  if variants.get("masked"):
+    config.data.mode = "masked"
+  if variants.get("smoke"):
+    config.data.num_nodes = 16
+    config.data.num_train_trajectories = 4
+    config.data.num_test_trajectories = 2
+    config.data.trajectory_length = 40
+    config.data.burn_in = 20
+    config.data.num_modules = 2
+    config.model.width = 16
+    config.train.batch_size = 16
+    config.train.num_steps = 40
+    config.train.chunk_steps = 20
+    config.train.eval_every = 20
+    config.train.checkpoint_every = 20
+    config.train.log_every = 20
+    config.train.eval_batch_size = 64
+    config.sweep.pe_init_scale = [0.02, 2.0]
+    config.sweep.seeds = [0, 1]
+  if not get_spec(config.model.pe.name).learnable:
+    config.sweep.pe_init_scale = [1.0]
+  unknown = set(variants) - {"smoke", "masked", "pe"}
+  if unknown:
+    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, masked, pe=NAME")
+  return config
