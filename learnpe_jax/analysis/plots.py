@@ -1,0 +1,334 @@
+"""Figures of a run's analysis (matplotlib, Agg backend; every figure returns its Figure).
+
+  similarity_matrices   cos(p_i, p_j) of the PE beside the true distance matrix, for a few σ
+  layouts               the MDS layout of the PE, Procrustes-aligned, over the true grid / atlas
+  score_rsa_vs_sigma    test (and train) score and PE–geometry RSA against σ, band = ±1 sd over seeds
+  training_curves       train loss, test score and RSA against step, one colour per σ
+  similarity_by_network the PE similarity ordered by module (tasks with module labels)
+
+Token order: tokens are shown in the task's order (row-major cells on the LST), except
+``similarity_by_network``, which sorts them by module.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import scipy.spatial.distance  # noqa: E402
+
+from learnpe_jax.analysis import geometry, rsa  # noqa: E402
+
+SIGMA_CMAP = "plasma"
+plt.rcParams.update({"figure.dpi": 110, "axes.titlesize": 10, "axes.labelsize": 10,
+                     "xtick.labelsize": 8, "ytick.labelsize": 8, "legend.fontsize": 8})
+
+
+def score_view(score: str) -> tuple[float, str]:
+  """(sign, label) to show a score: accuracy as is; a regression's −MSE as MSE."""
+  return (-1.0, "MSE") if score == "neg_mse" else (1.0, score)
+
+
+def _sigma_label(sigma: float) -> str:
+  return f"σ={sigma:g}"
+
+
+def pick_sigmas(sigmas, k: int = 4) -> list[float]:
+  """Up to ``k`` distinct σ, evenly spread over the sorted list (its ends always included)."""
+  s = sorted(set(sigmas))
+  if len(s) <= k:
+    return s
+  return [s[i] for i in np.unique(np.round(np.linspace(0, len(s) - 1, k)).astype(int))]
+
+
+def representatives(models: list[dict], k: int = 4) -> list[int]:
+  """Model indices to show: one per picked σ (first learning rate, lowest seed)."""
+  lr0 = min(m["learning_rate"] for m in models)
+  out = []
+  for sigma in pick_sigmas([m["pe_init_scale"] for m in models], k):
+    cands = [m for m in models if m["pe_init_scale"] == sigma and m["learning_rate"] == lr0]
+    out.append(min(cands, key=lambda m: m["seed"])["model"])
+  return out
+
+
+def _model_title(m: dict, extra: str = "") -> str:
+  return f"{_sigma_label(m['pe_init_scale'])}, seed {m['seed']}" + (f"\n{extra}" if extra else "")
+
+
+def _fmt(x, spec=".2f") -> str:
+  return "n/a" if x is None or not np.isfinite(x) else format(x, spec)
+
+
+def _sigma_colors(sigmas):
+  s = sorted(set(sigmas))
+  cmap = plt.get_cmap(SIGMA_CMAP)
+  return {v: cmap(0.75 * i / max(len(s) - 1, 1)) for i, v in enumerate(s)}  # no pale yellow
+
+
+# ---- PE similarity vs true distance -------------------------------------------------------------
+def similarity_matrices(analysis: dict, pe, coords, k: int = 4):
+  """Rows: PE blocks; columns: the true distance, then the PE's cosine similarity for ``k`` σ.
+
+  The distance uses the reversed colour map, so near (small distance) and similar (high cosine)
+  are both bright.
+  """
+  models = analysis["models"]
+  reps = representatives(models, k)
+  blocks = analysis["pe_blocks"]
+  n = coords.shape[0]
+  dist = scipy.spatial.distance.squareform(rsa.true_distance(coords, analysis["distance"]))
+  ncol = 1 + len(reps)
+  fig, axes = plt.subplots(len(blocks), ncol, figsize=(2.7 * ncol + 0.6, 2.7 * len(blocks) + 0.5),
+                           squeeze=False, layout="constrained")
+  ticks = _token_ticks(n)
+  for r, b in enumerate(blocks):
+    ax = axes[r, 0]
+    im = ax.imshow(dist, cmap="viridis_r")
+    ax.set_title(f"true distance ({analysis['distance']})")
+    ax.set_ylabel(f"PE block {b}\ntoken")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    for c, i in enumerate(reps, start=1):
+      ax = axes[r, c]
+      blk = models[i]["blocks"][r]
+      im = ax.imshow(rsa.pe_similarity_matrix(pe[i, r]), cmap="viridis", vmin=-1, vmax=1)
+      ax.set_title(_model_title(models[i], f"RSA ρ={_fmt(blk['rsa_spearman'])} "
+                                           f"(init {_fmt(blk['rsa_spearman_init'])})"))
+      if c == ncol - 1:
+        fig.colorbar(im, ax=ax, shrink=0.8, label="cos similarity")
+    for ax in axes[r]:
+      ax.set_xticks(ticks)
+      ax.set_yticks(ticks)
+  for ax in axes[-1]:
+    ax.set_xlabel("token")
+  fig.suptitle(f"PE cosine similarity vs true distance — {analysis['task']}, PE "
+               f"{analysis['pe']}, step {analysis['num_steps']}")
+  return fig
+
+
+def _token_ticks(n: int):
+  if n <= 20:
+    return list(range(0, n, 3 if n > 10 else 1))
+  step = int(10 ** np.floor(np.log10(n / 4)))
+  return list(range(0, n, max(step, n // 4 // step * step)))
+
+
+# ---- recovered layouts --------------------------------------------------------------------------
+def _projection(coords):
+  """2-D view of the true coordinates: themselves (D=2), (coord, 0) for D=1, or the first two
+  principal axes for D≥3 (returns the projection matrix applied to centred points)."""
+  d = coords.shape[1]
+  if d == 2:
+    return lambda x: x, ("coordinate 0", "coordinate 1")
+  if d == 1:
+    return lambda x: np.concatenate([x, np.zeros_like(x)], 1), ("coordinate", "")
+  mean = coords.mean(0)
+  _, _, vt = np.linalg.svd(coords - mean, full_matrices=False)
+  return lambda x: (x - mean) @ vt[:2].T, ("principal axis 1 of true coords",
+                                            "principal axis 2 of true coords")
+
+
+def _neighbour_edges(coords, max_tokens: int = 100):
+  """Pairs at the smallest nonzero true distance (grid edges on a lattice); none for big N."""
+  n = coords.shape[0]
+  if n > max_tokens:
+    return []
+  d = scipy.spatial.distance.squareform(scipy.spatial.distance.pdist(coords))
+  dmin = d[d > 0].min()
+  i, j = np.nonzero(np.triu(np.isclose(d, dmin), 1))
+  return list(zip(i, j))
+
+
+def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: str = "euclidean"):
+  """The recovered layout (classical MDS of PE distances, Procrustes-aligned to the true
+  coordinates) of block 0 for ``k`` σ. Grey: the true positions and their lattice edges; coloured:
+  the recovered positions (by module when the task has modules, else by token), with their
+  recovered lattice edges and a thin line from each token's true to its recovered position."""
+  models = analysis["models"]
+  reps = representatives(models, k)
+  proj, (xlabel, ylabel) = _projection(coords)
+  true2 = proj(coords)
+  edges = _neighbour_edges(coords)
+  n = coords.shape[0]
+  if labels is not None:
+    uniq = np.unique(labels)
+    cmap = plt.get_cmap("tab20" if len(uniq) > 10 else "tab10")
+    colors = cmap(np.searchsorted(uniq, labels) % cmap.N)
+  else:
+    colors = plt.get_cmap("viridis")(np.linspace(0, 1, n))
+  big = n > 100
+  fig, axes = plt.subplots(1, len(reps), figsize=(3.3 * len(reps), 3.6), squeeze=False,
+                           layout="constrained")
+  for ax, i in zip(axes[0], reps):
+    aligned, r2 = geometry.layout_recovery(pe[i, 0], coords, mds_distance)
+    rec2 = proj(aligned)
+    for a, b in edges:
+      ax.plot(true2[[a, b], 0], true2[[a, b], 1], color="0.8", lw=1, zorder=1)
+      ax.plot(rec2[[a, b], 0], rec2[[a, b], 1], color="0.35", lw=0.8, zorder=2)
+    ax.scatter(true2[:, 0], true2[:, 1], s=4 if big else 30, facecolors="none",
+               edgecolors="0.6", lw=0.8, zorder=1, label="true")
+    if not big:
+      ax.plot(np.stack([true2[:, 0], rec2[:, 0]]), np.stack([true2[:, 1], rec2[:, 1]]),
+              color="0.6", lw=0.5, ls=":", zorder=1)
+    ax.scatter(rec2[:, 0], rec2[:, 1], s=6 if big else 28, c=colors, zorder=3,
+               edgecolors="none" if big else "k", lw=0.3, label="recovered")
+    ax.set_title(_model_title(models[i], f"block 0 layout R²={_fmt(r2)}"))
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+  handles, names = axes[0, 0].get_legend_handles_labels()
+  fig.legend(handles, names, loc="outside lower center", ncol=2)
+  what = "atlas (projected)" if coords.shape[1] >= 3 else "true layout"
+  fig.suptitle(f"PE layout recovered by MDS + Procrustes over the {what} — "
+               f"{analysis['task']}, PE {analysis['pe']}")
+  return fig
+
+
+# ---- score and RSA against σ --------------------------------------------------------------------
+def _by_sigma(models, value, lr):
+  groups = collections.defaultdict(list)
+  for m in models:
+    if m["learning_rate"] == lr:
+      v = value(m)
+      if v is not None and np.isfinite(v):
+        groups[m["pe_init_scale"]].append(v)
+  s = sorted(groups)
+  return (np.array(s), [np.array(groups[x]) for x in s])
+
+
+def _band(ax, models, value, lr, color, label, ls="-", dots=True, band=True):
+  sig, vals = _by_sigma(models, value, lr)
+  if len(sig) == 0:
+    return
+  mean = np.array([v.mean() for v in vals])
+  sd = np.array([v.std(ddof=1) if len(v) > 1 else 0.0 for v in vals])
+  ax.plot(sig, mean, ls, color=color, marker="o", ms=4, label=label)
+  if band:
+    ax.fill_between(sig, mean - sd, mean + sd, color=color, alpha=0.2, lw=0)
+  if dots:
+    for x, v in zip(sig, vals):
+      ax.scatter(np.full(len(v), x), v, s=8, color=color, alpha=0.5, lw=0)
+
+
+def _sigma_axis(ax, sigmas):
+  s = sorted(set(sigmas))
+  if len(s) > 1 and min(s) > 0 and max(s) / min(s) >= 10:
+    ax.set_xscale("log")
+  ax.set_xticks(s)
+  ax.set_xticklabels([f"{x:g}" for x in s], rotation=45 if len(s) > 6 else 0)
+  ax.minorticks_off()
+  ax.set_xlabel("PE init scale σ")
+
+
+def score_rsa_vs_sigma(analysis: dict):
+  """Left: test (solid) and train (dashed) score against σ; right (PEs with vectors): block-0 RSA
+  at the end (solid) and at init (dashed). Lines: mean over seeds; band: ±1 sd; dots: seeds."""
+  models = analysis["models"]
+  score = analysis["score"]
+  sign, shown = score_view(score)
+  has_pe = bool(analysis["pe_blocks"])
+  lrs = sorted({m["learning_rate"] for m in models})
+  colors = plt.get_cmap("tab10")
+  fig, axes = plt.subplots(1, 2 if has_pe else 1, figsize=(10 if has_pe else 5.5, 3.8),
+                           squeeze=False, layout="constrained")
+  ax = axes[0, 0]
+  for k, lr in enumerate(lrs):
+    tag = f" (lr {lr:g})" if len(lrs) > 1 else ""
+    _band(ax, models, lambda m: sign * m[f"test_{score}"], lr, colors(2 * k), f"test{tag}")
+    _band(ax, models, lambda m: sign * m[f"train_{score}"], lr, colors(2 * k + 1), f"train{tag}",
+          ls="--", dots=False)
+  if score == "accuracy" and analysis["task"] == "lst":
+    ax.axhline(0.25, color="0.5", lw=0.8, ls=":", label="chance")
+  ax.set_ylabel(shown)
+  ax.set_title(f"{shown} against σ "
+               f"({len({m['seed'] for m in models})} seeds; band ±1 sd)")
+  ax.legend(loc="best")
+  _sigma_axis(ax, [m["pe_init_scale"] for m in models])
+  if has_pe:
+    ax = axes[0, 1]
+    for k, lr in enumerate(lrs):
+      tag = f" (lr {lr:g})" if len(lrs) > 1 else ""
+      _band(ax, models, lambda m: m["blocks"][0]["rsa_spearman"], lr, colors(2 * k),
+            f"trained{tag}")
+      _band(ax, models, lambda m: m["blocks"][0]["rsa_spearman_init"], lr, "0.5",
+            f"at init{tag}", ls="--", dots=False, band=False)
+    ax.axhline(0, color="0.7", lw=0.8)
+    ax.set_ylabel("Spearman ρ (PE dissimilarity vs distance)")
+    ax.set_title("PE–geometry RSA against σ (block 0)")
+    ax.legend(loc="best")
+    _sigma_axis(ax, [m["pe_init_scale"] for m in models])
+  fig.suptitle(f"{analysis['task']}, PE {analysis['pe']}, step {analysis['num_steps']}")
+  return fig
+
+
+# ---- training curves ----------------------------------------------------------------------------
+def training_curves(rows: list[dict], score: str):
+  """From metrics.jsonl rows: train loss, test score and (when logged) block-0 RSA against step;
+  thick line = mean over seeds per σ, thin lines = seeds."""
+  has_rsa = any("pe_rsa" in r for r in rows)
+  sign, shown = score_view(score)
+  panels = [("train_loss", "train loss"), (f"test_{score}", f"test {shown}")]
+  if has_rsa:
+    panels.append(("pe_rsa", "PE–geometry RSA (block 0)"))
+  colors = _sigma_colors(r["pe_init_scale"] for r in rows)
+  lrs = sorted({r["learning_rate"] for r in rows})
+  fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False,
+                           layout="constrained")
+  for ax, (key, title) in zip(axes[0], panels):
+    for sigma, color in colors.items():
+      for k, lr in enumerate(lrs):
+        per_seed = collections.defaultdict(list)
+        for r in rows:
+          if r["pe_init_scale"] == sigma and r["learning_rate"] == lr and r.get(key) is not None:
+            per_seed[r["seed"]].append((r["step"], sign * r[key] if key.startswith("test_")
+                                         else r[key]))
+        if not per_seed:
+          continue
+        curves = {s: np.array(sorted(v)) for s, v in per_seed.items()}
+        for c in curves.values():
+          ax.plot(c[:, 0], c[:, 1], color=color, lw=0.6, alpha=0.35,
+                  ls=["-", "--", ":", "-."][k % 4])
+        steps = sorted(set.intersection(*[set(c[:, 0]) for c in curves.values()]))
+        mean = [np.nanmean([c[c[:, 0] == s, 1][0] for c in curves.values()]) for s in steps]
+        label = _sigma_label(sigma) + (f", lr {lr:g}" if len(lrs) > 1 else "")
+        ax.plot(steps, mean, color=color, lw=2, label=label, ls=["-", "--", ":", "-."][k % 4])
+    ax.set_title(title)
+    ax.set_xlabel("step")
+  axes[0, -1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), title="init scale")
+  fig.suptitle("training curves (thick: mean over seeds; thin: seeds)")
+  return fig
+
+
+# ---- modules ------------------------------------------------------------------------------------
+def similarity_by_network(analysis: dict, pe, labels, names=None, k: int = 4):
+  """Block-0 PE cosine similarity with tokens sorted by module; white lines mark module borders."""
+  models = analysis["models"]
+  reps = representatives(models, k)
+  order = np.argsort(labels, kind="stable")
+  sorted_labels = np.asarray(labels)[order]
+  uniq, starts = np.unique(sorted_labels, return_index=True)
+  bounds = list(starts[1:] - 0.5)
+  centres = (np.append(starts[1:], len(order)) + starts) / 2 - 0.5
+  names = [str(names[u]) if names is not None else str(u) for u in uniq]
+  fig, axes = plt.subplots(1, len(reps), figsize=(3.6 * len(reps) + 0.8, 4.0), squeeze=False,
+                           layout="constrained")
+  for c, (ax, i) in enumerate(zip(axes[0], reps)):
+    sim = rsa.pe_similarity_matrix(pe[i, 0])[np.ix_(order, order)]
+    im = ax.imshow(sim, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
+    for b in bounds:
+      ax.axhline(b, color="k", lw=0.4)
+      ax.axvline(b, color="k", lw=0.4)
+    blk = models[i]["blocks"][0]
+    ratio = blk.get("pe_within_between_ratio")
+    ax.set_title(_model_title(models[i], f"within/between={_fmt(ratio)}, "
+                                         f"ARI={_fmt(blk.get('pe_network_ari'))}"))
+    ax.set_xticks(centres)
+    ax.set_xticklabels(names, rotation=90, fontsize=6)
+    ax.set_yticks(centres)
+    ax.set_yticklabels(names if c == 0 else [], fontsize=6)
+  fig.colorbar(im, ax=axes[0, -1], shrink=0.8, label="cos similarity")
+  fig.suptitle(f"PE similarity ordered by network (block 0) — {analysis['task']}")
+  return fig

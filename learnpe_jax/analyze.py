@@ -1,0 +1,124 @@
+"""Turn a run's workdir into metrics, figures and a report:
+``python -m learnpe_jax.analyze --workdir=DIR [--step=N] [--num_permutations=1000]``.
+
+Writes, from the saved checkpoint (the latest, or ``--step``):
+  DIR/analysis.json   every metric of every model, per PE block (``analysis.run_analysis``)
+  DIR/figures/*.png   similarity_matrices, layouts, score_rsa_vs_sigma, training_curves,
+                      similarity_by_network (tasks with modules)
+  DIR/report.md       the tables and figures; DIR/report.html the same in one self-contained file.
+PEs that add no per-token vectors get the score figures only. A bad workdir exits 2 with one line.
+"""
+
+import json
+import os
+import shlex
+import sys
+
+from absl import app
+from absl import flags
+from absl import logging
+
+from learnpe_jax.analysis import cli
+from learnpe_jax.errors import UserError
+
+_WORKDIR = flags.DEFINE_string("workdir", None, "A run's workdir (holds config.json).")
+_STEP = flags.DEFINE_integer("step", None, "Checkpoint step to analyse (default: the latest).")
+_PERMS = flags.DEFINE_integer("num_permutations", 1000,
+                              "Mantel permutations for the RSA p-value (0: skip).")
+_MDS = flags.DEFINE_enum("mds_distance", "euclidean", ["euclidean", "cosine"],
+                         "PE distance for classical MDS.")
+_NUM_SIGMAS = flags.DEFINE_integer("num_sigmas", 4, "How many σ the matrix and layout figures show.")
+flags.mark_flags_as_required(["workdir"])
+
+
+def read_metrics(workdir: str) -> list[dict]:
+  path = os.path.join(workdir, "metrics.jsonl")
+  if not os.path.exists(path):
+    return []
+  rows = []
+  with open(path) as f:
+    for line in f:
+      try:
+        rows.append(json.loads(line))
+      except json.JSONDecodeError:
+        break  # a torn last line of a run still writing
+  return rows
+
+
+def analyze(workdir: str, step=None, num_permutations: int = 1000,
+            mds_distance: str = "euclidean", num_sigmas: int = 4, command: str | None = None):
+  """Everything ``analyze`` writes; returns the analysis dict. Importable from a notebook."""
+  import matplotlib.pyplot as plt
+
+  from learnpe_jax.analysis import plots, report_doc, run_analysis
+  from learnpe_jax.restore import load_run
+  from learnpe_jax.workdir import write_json
+
+  run = load_run(workdir, step)
+  workdir = run.workdir
+  if run.step == 0:
+    logging.warning("%s has no checkpoint yet: analysing the models at init.", workdir)
+  result = run_analysis.analyze_run(
+      run, run_analysis.Settings(num_permutations=num_permutations, mds_distance=mds_distance))
+  data = run_analysis.to_jsonable(result.data)
+  write_json(os.path.join(workdir, "analysis.json"), data)
+
+  fig_dir = os.path.join(workdir, "figures")
+  os.makedirs(fig_dir, exist_ok=True)
+  figures = []
+
+  def save(fig, name, caption):
+    fig.savefig(os.path.join(fig_dir, name), dpi=110)
+    plt.close(fig)
+    figures.append((f"figures/{name}", caption))
+
+  save(plots.score_rsa_vs_sigma(data), "score_rsa_vs_sigma.png",
+       f"Test {data['score']} (and, where the PE adds vectors, PE–geometry RSA) against the init "
+       "scale σ; line = mean over seeds, band = ±1 sd, dots = seeds.")
+  rows = read_metrics(workdir)
+  if rows:
+    save(plots.training_curves(rows, data["score"]), "training_curves.png",
+         "Training curves per σ from metrics.jsonl (thick: mean over seeds; thin: seeds).")
+  if result.pe is not None:
+    save(plots.similarity_matrices(data, result.pe, result.coords, num_sigmas),
+         "similarity_matrices.png",
+         "PE cosine similarity (per PE block) beside the true distance matrix, one seed per σ. "
+         "A PE that mirrors the geometry looks like the distance matrix.")
+    save(plots.layouts(data, result.pe, result.coords, result.labels, num_sigmas, mds_distance),
+         "layouts.png",
+         "Layout recovered from PE block 0 (classical MDS + Procrustes) over the true positions "
+         "(grey), one seed per σ.")
+    if result.labels is not None:
+      names = getattr(run.task, "module_names", None) or getattr(run.task, "network_names", None)
+      save(plots.similarity_by_network(data, result.pe, result.labels, names, num_sigmas),
+           "similarity_by_network.png",
+           "PE block 0 cosine similarity with tokens ordered by network (module borders in "
+           "black).")
+  command = command or "python -m learnpe_jax.analyze " + " ".join(
+      shlex.quote(a) for a in sys.argv[1:])
+  blocks = report_doc.build_blocks(data, figures, run.config.to_dict(), command)
+  md, htm = report_doc.write_reports(workdir, blocks)
+  logging.info("Wrote %s, %s, %s and %d figures in %s.", os.path.join(workdir, "analysis.json"),
+               md, htm, len(figures), fig_dir)
+  return data
+
+
+def main(argv):
+  cli.quiet_libraries()
+  if len(argv) > 1:
+    cli.fail(f"unexpected arguments {argv[1:]}")
+  try:
+    data = analyze(_WORKDIR.value, _STEP.value, _PERMS.value, _MDS.value, _NUM_SIGMAS.value)
+  except UserError as e:
+    logging.flush()
+    cli.fail(str(e))
+  from learnpe_jax.analysis import report_doc
+  from learnpe_jax import report
+  print(report.format_table(data))
+  geo = report_doc.geometry_table(data)
+  if geo:
+    print(geo)
+
+
+if __name__ == "__main__":
+  app.run(main, flags_parser=cli.parse_flags)
