@@ -1,0 +1,111 @@
+"""The 3-D brain init-scale study (DESIGN.md §2.3): ``--config=configs/brain3d.py[:variant]``.
+
+Tokens are the 360 Glasser MMP cortical parcels; true positions their centroids (mm); modules the
+12 Cole–Anticevic networks (``learnpe_jax.tasks.atlas``). Default data: the calibrated generative
+model on the atlas geometry (``learnpe_jax.tasks.brain_generate``); ``--config.data.path=FILE``
+trains on a user's parcellated time series instead (``learnpe_jax.tasks.brain``). Default task:
+masked-region reconstruction. Positions are unknown to the model (learned PEs only) unless
+``--config.data.coords_known=True``.
+
+Variants (comma-separated, combinable):
+  (none)     the CPU default (≈ 15 min on 2 shared cores): 3 σ × 2 seeds, width 32, 1 block.
+  smoke      a sub-minute run for tests: 2 σ × 1 seed, a small dataset, a few steps.
+  next_step  next-step prediction instead of masked-region reconstruction.
+  pe=NAME    another PE from the catalogue (coordinate PEs need data.coords_known=True).
+"""
+
+import ml_collections
+
+from configs.grid2d import parse_variants
+from learnpe_jax.pe.registry import default_pe_config, get_spec
+from learnpe_jax.tasks.brain_generate import GENERATOR_DEFAULTS
+
+
+def get_config(arg=None):
+  variants = parse_variants(arg)
+  config = ml_collections.ConfigDict()
+  config.task = "brain"
+  config.resume = True
+
+  config.data = ml_collections.ConfigDict()
+  config.data.data_dir = "~/.cache/learnpe_jax/tfds"
+  # Real data (empty: generated). See learnpe_jax/tasks/brain.py for formats.
+  config.data.path = ""               # .npy/.npz/.h5/.mat (T×N or subjects×T×N) or .dtseries.nii
+  config.data.array_key = ""          # which array of a .npz/.h5/.mat file
+  config.data.names_path = ""         # region names, one per line (matched against coords/labels)
+  config.data.coords_path = ""        # N×3 centroids in mm (default: the MMP atlas when it fits)
+  config.data.labels_path = ""        # N network labels (default: Cole–Anticevic when from atlas)
+  config.data.test_fraction = 0.2     # held-out subjects (or last time segment of one subject)
+  # The generator (learnpe_jax/tasks/brain_generate.py; the fields name the cached dataset):
+  # Σ = g_global + g_dist·exp(−d/length_scale_mm) + g_net·1[same network] + UUᵀ + private_var·I,
+  # g_net calibrated to within_between_ratio; AR(1) with ar_coef; subjects × num_time_points.
+  for key, value in GENERATOR_DEFAULTS.items():
+    config.data[key] = value
+  config.data.mode = "masked"         # 'masked' | 'next_step'
+  config.data.mask_fraction = 0.25
+  config.data.context_steps = 1
+  config.data.max_train_examples = 0  # 0: all (subjects × time points)
+  config.data.max_test_examples = 0
+  config.data.coords_known = False    # True: the model may read the centroids (coordinate PEs)
+
+  config.model = ml_collections.ConfigDict()
+  config.model.width = 32
+  config.model.depth = 1
+  config.model.num_heads = 1
+  config.model.mlp_ratio = 2
+  config.model.readout = "tokens"
+  config.model.pe_placement = "every_block"
+  config.model.pe_sharing = "separate"
+  config.model.norm = "post"
+  config.model.dtype = "float32"
+  config.model.pe = default_pe_config(variants.get("pe", "learned"))
+
+  config.optim = ml_collections.ConfigDict()
+  config.optim.learning_rate = 3e-3
+  config.optim.weight_decay = 0.0
+  config.optim.b1 = 0.9
+  config.optim.b2 = 0.999
+  config.optim.eps = 1e-8
+  config.optim.grad_clip_norm = 0.0
+  config.optim.warmup_steps = 0
+
+  config.train = ml_collections.ConfigDict()
+  config.train.batch_size = 16
+  config.train.num_steps = 1000
+  config.train.chunk_steps = 50
+  config.train.eval_every = 250
+  config.train.checkpoint_every = 250
+  config.train.log_every = 50
+  config.train.eval_batch_size = 250
+
+  config.sweep = ml_collections.ConfigDict()
+  config.sweep.pe_init_scale = [0.01, 0.1, 1.0]
+  config.sweep.seeds = [0, 1]
+  config.sweep.learning_rate = []
+
+  config.analysis = ml_collections.ConfigDict()
+  config.analysis.distance = "euclidean"
+
+  if variants.get("next_step"):
+    config.data.mode = "next_step"
+  if variants.get("smoke"):
+    config.data.num_train_subjects = 4
+    config.data.num_test_subjects = 2
+    config.data.num_time_points = 10
+    config.model.width = 16
+    config.train.batch_size = 8
+    config.train.num_steps = 20
+    config.train.chunk_steps = 10
+    config.train.eval_every = 10
+    config.train.checkpoint_every = 10
+    config.train.log_every = 10
+    config.train.eval_batch_size = 20
+    config.sweep.pe_init_scale = [0.02, 2.0]
+    config.sweep.seeds = [0]
+  if not get_spec(config.model.pe.name).learnable:
+    config.sweep.pe_init_scale = [1.0]
+  unknown = set(variants) - {"smoke", "next_step", "pe"}
+  if unknown:
+    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, next_step, "
+                     "pe=NAME")
+  return config
