@@ -68,9 +68,9 @@ def get_config(arg=None):
   config.train.eval_batch_size = 1024
 
   config.sweep = ml_collections.ConfigDict()
-  config.sweep.pe_init_scale = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
-  config.sweep.seeds = [0, 1, 2]
-  config.sweep.learning_rate = []    # empty: optim.learning_rate for every model
+  config.sweep.pe_init_scale = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+  config.sweep.seeds = (0, 1, 2)
+  config.sweep.learning_rate = ()    # empty: optim.learning_rate for every model
 
   config.analysis = ml_collections.ConfigDict()
   config.analysis.distance = "euclidean"  # true-distance metric for RSA
@@ -84,8 +84,8 @@ def get_config(arg=None):
     config.train.eval_every = 100
     config.train.checkpoint_every = 100
     config.train.log_every = 50
-    config.sweep.pe_init_scale = [0.02, 2.0]
-    config.sweep.seeds = [0, 1]
+    config.sweep.pe_init_scale = (0.02, 2.0)
+    config.sweep.seeds = (0, 1)
   if variants.get("paper"):
     config.model.width = 160
     config.model.depth = 4
@@ -95,11 +95,11 @@ def get_config(arg=None):
     config.train.eval_every = 5000
     config.train.checkpoint_every = 5000
     config.train.log_every = 500
-    config.sweep.pe_init_scale = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
-                                  1.1, 1.2, 1.3, 1.4, 1.5, 2.0, 2.5, 3.0]
-    config.sweep.seeds = list(range(15))
+    config.sweep.pe_init_scale = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
+                                  1.1, 1.2, 1.3, 1.4, 1.5, 2.0, 2.5, 3.0)
+    config.sweep.seeds = tuple(range(15))
   if not get_spec(config.model.pe.name).learnable:
-    config.sweep.pe_init_scale = [1.0]  # nothing to scale: one σ, the seeds still vary
+    config.sweep.pe_init_scale = (1.0,)  # nothing to scale: one σ, the seeds still vary
   unknown = set(variants) - {"smoke", "paper", "pe"}
   if unknown:
     raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, paper, pe=NAME")

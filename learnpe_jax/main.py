@@ -4,6 +4,7 @@ Overrides: ``--config.model.width=128``, ``--config.sweep.pe_init_scale='(0.1,1.
 input (unknown field or PE, value out of range, unusable workdir) exits with status 2 and one line.
 """
 
+import re
 import sys
 
 from absl import app
@@ -24,14 +25,29 @@ def _fail(message: str) -> None:
   sys.exit(2)
 
 
+def _unknown_field_message(text: str, argv) -> str:
+  """'unknown config field model.widht (did you mean "width"?)' from ml_collections' KeyError."""
+  suggestion = re.search(r'Did you mean \\?"(\w+)\\?" instead of \\?"(\w+)', text)
+  key = re.search(r"""Key \\?["'](\w+)|^\W*(\w+)""", text)
+  field = suggestion.group(2) if suggestion else (key.group(1) or key.group(2)) if key else "?"
+  flag = next((a.split("=")[0].lstrip("-") for a in argv[1:]
+               if a.split("=")[0].endswith(f".{field}")), field)
+  hint = f' (did you mean "{suggestion.group(1)}"?)' if suggestion else ""
+  return f"unknown config field {flag.removeprefix('config.')}{hint}"
+
+
 def parse_flags(argv):
   """absl flag parsing whose errors (e.g. an unknown --config.field) are one line, exit 2."""
   try:
     return flags.FLAGS(argv)
   except flags.Error as e:
-    _fail(str(e).splitlines()[0])
-  except (KeyError, AttributeError, ValueError, TypeError) as e:
-    _fail(f"bad config or override: {str(e).strip(chr(34) + chr(39))}")
+    lines = [l.strip() for l in str(e).splitlines() if l.strip()]
+    # A config file's own exception is the last line of a traceback-shaped message.
+    _fail(lines[-1] if len(lines) > 1 and "Traceback" in str(e) else lines[0])
+  except (KeyError, AttributeError) as e:
+    _fail(_unknown_field_message(str(e), argv))
+  except (ValueError, TypeError) as e:
+    _fail(f"bad config override: {' '.join(str(e).split())}")
 
 
 class _QuietLibraries:
@@ -48,7 +64,13 @@ def main(argv):
     _fail(f"unexpected arguments {argv[1:]}; use --config.field=value for overrides")
   from learnpe_jax import train  # after flag parsing: keeps `--help` fast
   try:
-    train.train_and_evaluate(_CONFIG.value, _WORKDIR.value)
+    config = _CONFIG.value
+    config.get("task")  # config_flags reports a missing or broken file only on first use
+  except OSError as e:
+    lines = [l.strip() for l in str(e).splitlines() if l.strip()]
+    _fail(f"cannot load --config: {lines[-1]}")
+  try:
+    train.train_and_evaluate(config, _WORKDIR.value)
   except UserError as e:
     logging.flush()
     _fail(str(e))

@@ -19,3 +19,11 @@ def smoke_config(data_dir):
   config = grid2d.get_config("smoke")
   config.data.data_dir = data_dir
   return config
+
+
+def pytest_configure(config):
+  # Reuse compiled programs across tests and test subprocesses (same shapes recompile often).
+  cache = os.path.join(ROOT, ".jax_cache")
+  os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", cache)
+  os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+  os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")

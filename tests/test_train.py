@@ -1,0 +1,124 @@
+"""Properties of the trainer: vmapped sweep = loop of single runs; resume = uninterrupted; seeded."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import jax
+import numpy as np
+import pytest
+
+from learnpe_jax import train
+from learnpe_jax.sweep import model_axis
+from learnpe_jax.tasks.registry import load_task
+from learnpe_jax.trainer import Trainer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _train(config, chunks):
+  task = load_task(config)
+  trainer = Trainer(config, task, model_axis(config))
+  state = trainer.init()
+  for _ in range(chunks):
+    state, _ = trainer.train_chunk(state)
+  return jax.device_get(state)
+
+
+def test_vmapped_sweep_equals_loop_of_single_model_runs(smoke_config):
+  config = smoke_config
+  config.sweep.pe_init_scale = (0.05, 1.5)
+  config.sweep.seeds = (0, 3)
+  config.train.chunk_steps = 30
+  joint = _train(config, chunks=2)
+  records = model_axis(config).records
+  for i, rec in enumerate(records):
+    single = config.copy_and_resolve_references()
+    single.sweep.pe_init_scale = (rec["pe_init_scale"],)
+    single.sweep.seeds = (rec["seed"],)
+    alone = _train(single, chunks=2)
+    flat_joint = jax.tree.leaves(jax.tree.map(lambda a: a[i], joint["models"]["params"]))
+    flat_alone = jax.tree.leaves(jax.tree.map(lambda a: a[0], alone["models"]["params"]))
+    for a, b in zip(flat_joint, flat_alone):
+      np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)
+  # The models really differ: σ and seed matter.
+  pe = joint["models"]["params"]["pe"]["table_0"]
+  assert not np.allclose(pe[0], pe[1]) and not np.allclose(pe[0], pe[2])
+
+
+def test_same_seed_gives_same_unit_draw_at_every_sigma(smoke_config):
+  smoke_config.sweep.pe_init_scale = (0.1, 2.0)
+  smoke_config.sweep.seeds = (5,)
+  task = load_task(smoke_config)
+  state = Trainer(smoke_config, task, model_axis(smoke_config)).init()
+  table = np.asarray(state["models"]["params"]["pe"]["table_0"])
+  np.testing.assert_allclose(table[0] / 0.1, table[1] / 2.0, rtol=1e-5)
+  assert abs(table[1].std() - 2.0) < 0.2  # normal family: σ is the std
+
+
+def _run_main(workdir, *overrides, wait=True, **kw):
+  cmd = [sys.executable, "-m", "learnpe_jax.main", "--config=configs/grid2d.py:smoke",
+         f"--workdir={workdir}", *overrides]
+  if not wait:
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+  return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, **kw)
+
+
+def test_killed_and_resumed_run_equals_uninterrupted_run(tmp_path, data_dir):
+  data = f"--config.data.data_dir={data_dir}"
+  full = _run_main(tmp_path / "full", data)
+  assert full.returncode == 0, full.stderr[-2000:]
+  # Kill a second run with SIGKILL once its first checkpoint (step 100) is complete, then rerun.
+  proc = _run_main(tmp_path / "killed", data, wait=False)
+  ckpt = tmp_path / "killed" / "checkpoints" / "100"
+  deadline = time.time() + 300
+  while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
+    time.sleep(0.05)
+  proc.send_signal(signal.SIGKILL)
+  proc.wait()
+  assert not (tmp_path / "killed" / "summary.json").exists(), "killed too late to test resume"
+  resumed = _run_main(tmp_path / "killed", data)
+  assert resumed.returncode == 0, resumed.stderr[-2000:]
+  a = json.loads((tmp_path / "full" / "summary.json").read_text())
+  b = json.loads((tmp_path / "killed" / "summary.json").read_text())
+  assert a == b
+  rows = [json.loads(l) for l in (tmp_path / "killed" / "metrics.jsonl").read_text().splitlines()]
+  rows_full = [json.loads(l) for l in (tmp_path / "full" / "metrics.jsonl").read_text().splitlines()]
+  assert rows == rows_full  # no duplicated or missing rows after the resume
+
+
+@pytest.mark.parametrize("override, message", [
+    ("--config.model.pe.name=bogus", "config.model.pe.name='bogus' is not allowed: one of"),
+    ("--config.sweep.pe_init_scale=(-0.1,1.0)", "config.sweep.pe_init_scale=[-0.1, 1.0]"),
+    ("--config.sweep.pe_init_scale=()", "config.sweep.pe_init_scale=[] is not allowed"),
+    ("--config.sweep.seeds=()", "config.sweep.seeds=[] is not allowed"),
+    ("--config.model.widht=64", 'unknown config field model.widht (did you mean "width"?)'),
+    ("--config.model.num_heads=3", "config.model.num_heads=3 is not allowed: a divisor"),
+    ("--config.train.eval_every=75", "a multiple of train.chunk_steps=50"),
+])
+def test_bad_config_exits_with_one_line_before_compiling(tmp_path, override, message):
+  result = _run_main(tmp_path / "w", override)
+  assert result.returncode == 2
+  assert result.stderr.strip().count("\n") == 0, result.stderr
+  assert message in result.stderr
+  assert not (tmp_path / "w").exists()  # refused before anything was written
+
+
+def test_workdir_with_other_config_is_refused_then_restarted(tmp_path, smoke_config):
+  smoke_config.train.num_steps = 50
+  smoke_config.train.eval_every = 50
+  smoke_config.train.checkpoint_every = 50
+  train.train_and_evaluate(smoke_config, str(tmp_path))
+  before = (tmp_path / "summary.json").read_text()
+  smoke_config.model.width = 16
+  with pytest.raises(Exception, match="different config .*model.width"):
+    train.train_and_evaluate(smoke_config, str(tmp_path))
+  assert (tmp_path / "summary.json").read_text() == before  # nothing damaged
+  smoke_config.resume = False
+  train.train_and_evaluate(smoke_config, str(tmp_path))
+  kept = [p for p in os.listdir(tmp_path) if p.startswith("previous_")]
+  assert kept and (tmp_path / kept[0] / "summary.json").read_text() == before
