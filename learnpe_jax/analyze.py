@@ -21,14 +21,18 @@ from absl import logging
 from learnpe_jax.analysis import cli
 from learnpe_jax.errors import UserError
 
-_WORKDIR = flags.DEFINE_string("workdir", None, "A run's workdir (holds config.json).")
-_STEP = flags.DEFINE_integer("step", None, "Checkpoint step to analyse (default: the latest).")
-_PERMS = flags.DEFINE_integer("num_permutations", 1000,
-                              "Mantel permutations for the RSA p-value (0: skip).")
-_MDS = flags.DEFINE_enum("mds_distance", "euclidean", ["euclidean", "cosine"],
-                         "PE distance for classical MDS.")
-_NUM_SIGMAS = flags.DEFINE_integer("num_sigmas", 4, "How many σ the matrix and layout figures show.")
-flags.mark_flags_as_required(["workdir"])
+
+def define_flags():
+  """The command-line flags (defined only when run as a command, so that importing this module
+  from a notebook or beside another command defines none)."""
+  flags.DEFINE_string("workdir", None, "A run's workdir (holds config.json).")
+  flags.DEFINE_integer("step", None, "Checkpoint step to analyse (default: the latest).")
+  flags.DEFINE_integer("num_permutations", 1000,
+                       "Mantel permutations for the RSA p-value (0: skip).")
+  flags.DEFINE_enum("mds_distance", "euclidean", ["euclidean", "cosine"],
+                    "PE distance for classical MDS.")
+  flags.DEFINE_integer("num_sigmas", 4, "How many σ the matrix and layout figures show.")
+  flags.mark_flags_as_required(["workdir"])
 
 
 def read_metrics(workdir: str) -> list[dict]:
@@ -48,8 +52,6 @@ def read_metrics(workdir: str) -> list[dict]:
 def analyze(workdir: str, step=None, num_permutations: int = 1000,
             mds_distance: str = "euclidean", num_sigmas: int = 4, command: str | None = None):
   """Everything ``analyze`` writes; returns the analysis dict. Importable from a notebook."""
-  import matplotlib.pyplot as plt
-
   from learnpe_jax.analysis import plots, report_doc, run_analysis
   from learnpe_jax.restore import load_run
   from learnpe_jax.workdir import write_json
@@ -69,7 +71,6 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
 
   def save(fig, name, caption):
     fig.savefig(os.path.join(fig_dir, name), dpi=110)
-    plt.close(fig)
     figures.append((f"figures/{name}", caption))
 
   save(plots.score_rsa_vs_sigma(data), "score_rsa_vs_sigma.png",
@@ -108,7 +109,8 @@ def main(argv):
   if len(argv) > 1:
     cli.fail(f"unexpected arguments {argv[1:]}")
   try:
-    data = analyze(_WORKDIR.value, _STEP.value, _PERMS.value, _MDS.value, _NUM_SIGMAS.value)
+    f = flags.FLAGS
+    data = analyze(f.workdir, f.step, f.num_permutations, f.mds_distance, f.num_sigmas)
   except UserError as e:
     logging.flush()
     cli.fail(str(e))
@@ -121,4 +123,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+  define_flags()
   app.run(main, flags_parser=cli.parse_flags)

@@ -23,13 +23,17 @@ import numpy as np
 from learnpe_jax.analysis import cli
 from learnpe_jax.errors import UserError
 
-_WORKDIR = flags.DEFINE_string("workdir", None, "An LST run's workdir.")
-_PUZZLES = flags.DEFINE_string("puzzles", None, "Puzzle CSV (see learnpe_jax/tasks/puzzle_csv.py).")
-_NOISE = flags.DEFINE_float("noise_sd", 0.0, "Sd of Gaussian noise added at every block (0: off).")
-_NOISE_SEED = flags.DEFINE_integer("noise_seed", 0, "Seed of the noise draw.")
-_STEP = flags.DEFINE_integer("step", None, "Checkpoint step (default: the latest).")
-_BATCH = flags.DEFINE_integer("batch_size", 512, "Puzzles per compiled evaluation batch.")
-flags.mark_flags_as_required(["workdir", "puzzles"])
+
+def define_flags():
+  """The command-line flags (defined only when run as a command, so that importing this module
+  from a notebook or beside another command defines none)."""
+  flags.DEFINE_string("workdir", None, "An LST run's workdir.")
+  flags.DEFINE_string("puzzles", None, "Puzzle CSV (see learnpe_jax/tasks/puzzle_csv.py).")
+  flags.DEFINE_float("noise_sd", 0.0, "Sd of Gaussian noise added at every block (0: off).")
+  flags.DEFINE_integer("noise_seed", 0, "Seed of the noise draw.")
+  flags.DEFINE_integer("step", None, "Checkpoint step (default: the latest).")
+  flags.DEFINE_integer("batch_size", 512, "Puzzles per compiled evaluation batch.")
+  flags.mark_flags_as_required(["workdir", "puzzles"])
 
 
 def correct_per_model(run, arrays: dict, noise_sd: float = 0.0, noise_seed: int = 0,
@@ -147,8 +151,8 @@ def main(argv):
   if len(argv) > 1:
     cli.fail(f"unexpected arguments {argv[1:]}")
   try:
-    result = evaluate(_WORKDIR.value, _PUZZLES.value, _NOISE.value, _NOISE_SEED.value,
-                      _STEP.value, _BATCH.value)
+    f = flags.FLAGS
+    result = evaluate(f.workdir, f.puzzles, f.noise_sd, f.noise_seed, f.step, f.batch_size)
   except UserError as e:
     logging.flush()
     cli.fail(str(e))
@@ -160,4 +164,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+  define_flags()
   app.run(main, flags_parser=cli.parse_flags)

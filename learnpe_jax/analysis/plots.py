@@ -8,24 +8,40 @@
 
 Token order: tokens are shown in the task's order (row-major cells on the LST), except
 ``similarity_by_network``, which sorts them by module.
+
+Figures are ``matplotlib.figure.Figure`` objects drawn with the Agg canvas (``fig.savefig``);
+pyplot's global state and backend are left alone, so this is safe to import in a notebook.
 """
 
 from __future__ import annotations
 
 import collections
 
+import functools
+
 import matplotlib
+from matplotlib.figure import Figure
+import numpy as np
+import scipy.spatial.distance
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import scipy.spatial.distance  # noqa: E402
-
-from learnpe_jax.analysis import geometry, rsa  # noqa: E402
+from learnpe_jax.analysis import geometry, rsa
 
 SIGMA_CMAP = "plasma"
-plt.rcParams.update({"figure.dpi": 110, "axes.titlesize": 10, "axes.labelsize": 10,
-                     "xtick.labelsize": 8, "ytick.labelsize": 8, "legend.fontsize": 8})
+STYLE = {"figure.dpi": 110, "axes.titlesize": 10, "axes.labelsize": 10, "xtick.labelsize": 8,
+         "ytick.labelsize": 8, "legend.fontsize": 8}
+
+
+def _styled(fn):
+  @functools.wraps(fn)
+  def wrapper(*args, **kwargs):
+    with matplotlib.rc_context(STYLE):
+      return fn(*args, **kwargs)
+  return wrapper
+
+
+def _subplots(nrows, ncols, figsize):
+  fig = Figure(figsize=figsize, layout="constrained")
+  return fig, fig.subplots(nrows, ncols, squeeze=False)
 
 
 def score_view(score: str) -> tuple[float, str]:
@@ -65,11 +81,12 @@ def _fmt(x, spec=".2f") -> str:
 
 def _sigma_colors(sigmas):
   s = sorted(set(sigmas))
-  cmap = plt.get_cmap(SIGMA_CMAP)
+  cmap = matplotlib.colormaps[SIGMA_CMAP]
   return {v: cmap(0.75 * i / max(len(s) - 1, 1)) for i, v in enumerate(s)}  # no pale yellow
 
 
 # ---- PE similarity vs true distance -------------------------------------------------------------
+@_styled
 def similarity_matrices(analysis: dict, pe, coords, k: int = 4):
   """Rows: PE blocks; columns: the true distance, then the PE's cosine similarity for ``k`` σ.
 
@@ -82,8 +99,7 @@ def similarity_matrices(analysis: dict, pe, coords, k: int = 4):
   n = coords.shape[0]
   dist = scipy.spatial.distance.squareform(rsa.true_distance(coords, analysis["distance"]))
   ncol = 1 + len(reps)
-  fig, axes = plt.subplots(len(blocks), ncol, figsize=(2.7 * ncol + 0.6, 2.7 * len(blocks) + 0.5),
-                           squeeze=False, layout="constrained")
+  fig, axes = _subplots(len(blocks), ncol, (2.7 * ncol + 0.6, 2.7 * len(blocks) + 0.5))
   ticks = _token_ticks(n)
   for r, b in enumerate(blocks):
     ax = axes[r, 0]
@@ -104,7 +120,7 @@ def similarity_matrices(analysis: dict, pe, coords, k: int = 4):
       ax.set_yticks(ticks)
   for ax in axes[-1]:
     ax.set_xlabel("token")
-  fig.suptitle(f"PE cosine similarity vs true distance — {analysis['task']}, PE "
+  fig.suptitle(f"PE cosine similarity vs true distance\n{analysis['task']}, PE "
                f"{analysis['pe']}, step {analysis['num_steps']}")
   return fig
 
@@ -142,6 +158,7 @@ def _neighbour_edges(coords, max_tokens: int = 100):
   return list(zip(i, j))
 
 
+@_styled
 def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: str = "euclidean"):
   """The recovered layout (classical MDS of PE distances, Procrustes-aligned to the true
   coordinates) of block 0 for ``k`` σ. Grey: the true positions and their lattice edges; coloured:
@@ -155,13 +172,12 @@ def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: s
   n = coords.shape[0]
   if labels is not None:
     uniq = np.unique(labels)
-    cmap = plt.get_cmap("tab20" if len(uniq) > 10 else "tab10")
+    cmap = matplotlib.colormaps["tab20" if len(uniq) > 10 else "tab10"]
     colors = cmap(np.searchsorted(uniq, labels) % cmap.N)
   else:
-    colors = plt.get_cmap("viridis")(np.linspace(0, 1, n))
+    colors = matplotlib.colormaps["viridis"](np.linspace(0, 1, n))
   big = n > 100
-  fig, axes = plt.subplots(1, len(reps), figsize=(3.3 * len(reps), 3.6), squeeze=False,
-                           layout="constrained")
+  fig, axes = _subplots(1, len(reps), (3.3 * len(reps), 3.6))
   for ax, i in zip(axes[0], reps):
     aligned, r2 = geometry.layout_recovery(pe[i, 0], coords, mds_distance)
     rec2 = proj(aligned)
@@ -182,8 +198,8 @@ def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: s
   handles, names = axes[0, 0].get_legend_handles_labels()
   fig.legend(handles, names, loc="outside lower center", ncol=2)
   what = "atlas (projected)" if coords.shape[1] >= 3 else "true layout"
-  fig.suptitle(f"PE layout recovered by MDS + Procrustes over the {what} — "
-               f"{analysis['task']}, PE {analysis['pe']}")
+  fig.suptitle(f"PE layout (MDS + Procrustes) over the {what}\n"
+               f"{analysis['task']}, PE {analysis['pe']}, step {analysis['num_steps']}")
   return fig
 
 
@@ -223,6 +239,7 @@ def _sigma_axis(ax, sigmas):
   ax.set_xlabel("PE init scale σ")
 
 
+@_styled
 def score_rsa_vs_sigma(analysis: dict):
   """Left: test (solid) and train (dashed) score against σ; right (PEs with vectors): block-0 RSA
   at the end (solid) and at init (dashed). Lines: mean over seeds; band: ±1 sd; dots: seeds."""
@@ -231,9 +248,8 @@ def score_rsa_vs_sigma(analysis: dict):
   sign, shown = score_view(score)
   has_pe = bool(analysis["pe_blocks"])
   lrs = sorted({m["learning_rate"] for m in models})
-  colors = plt.get_cmap("tab10")
-  fig, axes = plt.subplots(1, 2 if has_pe else 1, figsize=(10 if has_pe else 5.5, 3.8),
-                           squeeze=False, layout="constrained")
+  colors = matplotlib.colormaps["tab10"]
+  fig, axes = _subplots(1, 2 if has_pe else 1, (10 if has_pe else 5.5, 3.8))
   ax = axes[0, 0]
   for k, lr in enumerate(lrs):
     tag = f" (lr {lr:g})" if len(lrs) > 1 else ""
@@ -265,6 +281,7 @@ def score_rsa_vs_sigma(analysis: dict):
 
 
 # ---- training curves ----------------------------------------------------------------------------
+@_styled
 def training_curves(rows: list[dict], score: str):
   """From metrics.jsonl rows: train loss, test score and (when logged) block-0 RSA against step;
   thick line = mean over seeds per σ, thin lines = seeds."""
@@ -275,8 +292,7 @@ def training_curves(rows: list[dict], score: str):
     panels.append(("pe_rsa", "PE–geometry RSA (block 0)"))
   colors = _sigma_colors(r["pe_init_scale"] for r in rows)
   lrs = sorted({r["learning_rate"] for r in rows})
-  fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False,
-                           layout="constrained")
+  fig, axes = _subplots(1, len(panels), (4.2 * len(panels), 3.6))
   for ax, (key, title) in zip(axes[0], panels):
     for sigma, color in colors.items():
       for k, lr in enumerate(lrs):
@@ -303,6 +319,7 @@ def training_curves(rows: list[dict], score: str):
 
 
 # ---- modules ------------------------------------------------------------------------------------
+@_styled
 def similarity_by_network(analysis: dict, pe, labels, names=None, k: int = 4):
   """Block-0 PE cosine similarity with tokens sorted by module; white lines mark module borders."""
   models = analysis["models"]
@@ -313,8 +330,7 @@ def similarity_by_network(analysis: dict, pe, labels, names=None, k: int = 4):
   bounds = list(starts[1:] - 0.5)
   centres = (np.append(starts[1:], len(order)) + starts) / 2 - 0.5
   names = [str(names[u]) if names is not None else str(u) for u in uniq]
-  fig, axes = plt.subplots(1, len(reps), figsize=(3.6 * len(reps) + 0.8, 4.0), squeeze=False,
-                           layout="constrained")
+  fig, axes = _subplots(1, len(reps), (3.6 * len(reps) + 0.8, 4.0))
   for c, (ax, i) in enumerate(zip(axes[0], reps)):
     sim = rsa.pe_similarity_matrix(pe[i, 0])[np.ix_(order, order)]
     im = ax.imshow(sim, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
@@ -330,5 +346,6 @@ def similarity_by_network(analysis: dict, pe, labels, names=None, k: int = 4):
     ax.set_yticks(centres)
     ax.set_yticklabels(names if c == 0 else [], fontsize=6)
   fig.colorbar(im, ax=axes[0, -1], shrink=0.8, label="cos similarity")
-  fig.suptitle(f"PE similarity ordered by network (block 0) — {analysis['task']}")
+  fig.suptitle(f"PE similarity ordered by network (block 0)\n{analysis['task']}, PE "
+               f"{analysis['pe']}, step {analysis['num_steps']}")
   return fig
