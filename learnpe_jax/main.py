@@ -13,6 +13,7 @@ from absl import logging
 from ml_collections import config_flags
 
 from learnpe_jax.errors import UserError
+from learnpe_jax.preemption import Preempted
 
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Config file, e.g. configs/grid2d.py.",
                                           lock_config=True)
@@ -74,6 +75,9 @@ def main(argv):
   except UserError as e:
     logging.flush()
     _fail(str(e))
+  except Preempted as e:
+    print(f"stopped: {e}", file=sys.stderr)
+    sys.exit(143)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ logging and checkpointing at chunk boundaries → write ``summary.json`` and pri
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 
@@ -14,7 +15,7 @@ from absl import logging
 import jax
 import numpy as np
 
-from learnpe_jax import config_validation, report
+from learnpe_jax import config_validation, preemption, report
 from learnpe_jax.analysis.pe_metrics import pe_metrics
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.sweep import model_axis
@@ -77,7 +78,9 @@ def train_and_evaluate(config, workdir: str) -> dict:
 
   c = config.train
   compiled_at, steps_timed, t_timed = None, 0, 0.0
-  try:
+  with contextlib.ExitStack() as stack:
+    stack.callback(ckpt.close)
+    stop = stack.enter_context(preemption.sigterm_sets_flag())
     while int(state["step"]) < c.num_steps:
       t_chunk = time.time()
       state, metrics = trainer.train_chunk(state)
@@ -97,10 +100,10 @@ def train_and_evaluate(config, workdir: str) -> dict:
                      rate * axis.size, eta, float(np.nanmean(metrics["loss"])))
       if step % c.eval_every == 0 or step == c.num_steps:
         wd.append_metrics(_eval_rows(trainer, state, metrics, config))
-      if step % c.checkpoint_every == 0 or step == c.num_steps:
+      if step % c.checkpoint_every == 0 or step == c.num_steps or stop.requested:
         ckpt.save(step, state)
-  finally:
-    ckpt.close()
+      if stop.requested and step < c.num_steps:
+        raise preemption.Preempted(step, wd.path)
 
   summary = report.summarize(trainer, state, init_pe, _per_model_pe_analysis(
       trainer, state["models"]["params"], config), config)

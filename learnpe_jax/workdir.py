@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import time
@@ -16,7 +17,8 @@ import time
 from learnpe_jax.errors import UserError
 
 # Config fields that may change between a run and its resumption without changing its results.
-RESUMABLE_FIELDS = ("resume", "train.log_every")
+# ``train.num_steps`` may grow: rerunning with more steps continues the run.
+RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps")
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -35,8 +37,19 @@ def atomic_write_text(path: str, text: str) -> None:
     raise
 
 
+def json_safe(obj):
+  """NaN/Inf → None, so files stay strict JSON."""
+  if isinstance(obj, float) and not math.isfinite(obj):
+    return None
+  if isinstance(obj, dict):
+    return {k: json_safe(v) for k, v in obj.items()}
+  if isinstance(obj, (list, tuple)):
+    return [json_safe(v) for v in obj]
+  return obj
+
+
 def write_json(path: str, obj) -> None:
-  atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+  atomic_write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n")
 
 
 def _flatten(d, prefix=""):
@@ -112,6 +125,6 @@ class Workdir:
 
   def append_metrics(self, rows: list[dict]) -> None:
     with open(self.file("metrics.jsonl"), "a") as f:
-      f.write("".join(json.dumps(r) + "\n" for r in rows))
+      f.write("".join(json.dumps(json_safe(r), allow_nan=False) + "\n" for r in rows))
       f.flush()
       os.fsync(f.fileno())

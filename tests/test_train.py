@@ -1,11 +1,6 @@
 """Properties of the trainer: vmapped sweep = loop of single runs; resume = uninterrupted; seeded."""
 
-import json
 import os
-import signal
-import subprocess
-import sys
-import time
 
 import jax
 import numpy as np
@@ -15,8 +10,7 @@ from learnpe_jax import train
 from learnpe_jax.sweep import model_axis
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.trainer import Trainer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.helpers import run_main
 
 
 def _train(config, chunks):
@@ -59,38 +53,6 @@ def test_same_seed_gives_same_unit_draw_at_every_sigma(smoke_config):
   assert abs(table[1].std() - 2.0) < 0.2  # normal family: σ is the std
 
 
-def _run_main(workdir, *overrides, wait=True, **kw):
-  cmd = [sys.executable, "-m", "learnpe_jax.main", "--config=configs/grid2d.py:smoke",
-         f"--workdir={workdir}", *overrides]
-  if not wait:
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
-  return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, **kw)
-
-
-def test_killed_and_resumed_run_equals_uninterrupted_run(tmp_path, data_dir):
-  data = f"--config.data.data_dir={data_dir}"
-  full = _run_main(tmp_path / "full", data)
-  assert full.returncode == 0, full.stderr[-2000:]
-  # Kill a second run with SIGKILL once its first checkpoint (step 100) is complete, then rerun.
-  proc = _run_main(tmp_path / "killed", data, wait=False)
-  ckpt = tmp_path / "killed" / "checkpoints" / "100"
-  deadline = time.time() + 300
-  while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
-    time.sleep(0.05)
-  proc.send_signal(signal.SIGKILL)
-  proc.wait()
-  assert not (tmp_path / "killed" / "summary.json").exists(), "killed too late to test resume"
-  resumed = _run_main(tmp_path / "killed", data)
-  assert resumed.returncode == 0, resumed.stderr[-2000:]
-  a = json.loads((tmp_path / "full" / "summary.json").read_text())
-  b = json.loads((tmp_path / "killed" / "summary.json").read_text())
-  assert a == b
-  rows = [json.loads(l) for l in (tmp_path / "killed" / "metrics.jsonl").read_text().splitlines()]
-  rows_full = [json.loads(l) for l in (tmp_path / "full" / "metrics.jsonl").read_text().splitlines()]
-  assert rows == rows_full  # no duplicated or missing rows after the resume
-
-
 @pytest.mark.parametrize("override, message", [
     ("--config.model.pe.name=bogus", "config.model.pe.name='bogus' is not allowed: one of"),
     ("--config.sweep.pe_init_scale=(-0.1,1.0)", "config.sweep.pe_init_scale=[-0.1, 1.0]"),
@@ -101,7 +63,7 @@ def test_killed_and_resumed_run_equals_uninterrupted_run(tmp_path, data_dir):
     ("--config.train.eval_every=75", "a multiple of train.chunk_steps=50"),
 ])
 def test_bad_config_exits_with_one_line_before_compiling(tmp_path, override, message):
-  result = _run_main(tmp_path / "w", override)
+  result = run_main(tmp_path / "w", override)
   assert result.returncode == 2
   assert result.stderr.strip().count("\n") == 0, result.stderr
   assert message in result.stderr

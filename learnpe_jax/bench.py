@@ -1,0 +1,106 @@
+"""Throughput benchmark of the real training path: ``python -m learnpe_jax.bench --config=... --num_models=K``.
+
+Builds the config's task, model and ``Trainer`` (the code ``train.py`` runs), compiles one chunk,
+times ``--chunks`` more, and prints one JSON line last:
+  model_steps_per_sec         models × steps per second (the sweep's throughput)
+  examples_per_sec            model_steps_per_sec × batch size
+  train_flops_per_model_step  XLA's cost analysis of the compiled chunk ÷ (chunk steps × K)
+  achieved_gflops             train_flops_per_model_step × model_steps_per_sec / 1e9
+  matmul_peak_gflops          a dense 2048² float32 matmul measured in the same process (the
+                              practical ceiling of this machine)
+  mfu                         achieved_gflops / matmul_peak_gflops
+  compile_sec, peak_rss_mb, num_models, devices
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+from absl import app
+from absl import flags
+import jax
+import jax.numpy as jnp
+import numpy as np
+from ml_collections import config_flags
+
+_CONFIG = config_flags.DEFINE_config_file("config", "configs/grid2d.py", "Config file.")
+_NUM_MODELS = flags.DEFINE_integer("num_models", 16, "Models trained at once (vmapped).")
+_CHUNKS = flags.DEFINE_integer("chunks", 3, "Timed chunks after the compile chunk.")
+_CHUNK_STEPS = flags.DEFINE_integer("chunk_steps", None, "Override config.train.chunk_steps.")
+
+
+def matmul_peak_gflops(n: int = 2048, repeats: int = 10) -> float:
+  a = jax.random.normal(jax.random.PRNGKey(0), (n, n), jnp.float32)
+  f = jax.jit(lambda x: x @ x)
+  f(a).block_until_ready()
+  t = time.perf_counter()
+  for _ in range(repeats):
+    out = f(a)
+  out.block_until_ready()
+  return 2 * n**3 * repeats / (time.perf_counter() - t) / 1e9
+
+
+def benchmark(config, num_models: int, chunks: int) -> dict:
+  from learnpe_jax.sweep import model_axis
+  from learnpe_jax.tasks.registry import load_task
+  from learnpe_jax.trainer import Trainer
+  from learnpe_jax import config_validation
+
+  config = config.copy_and_resolve_references()
+  config.sweep.pe_init_scale = tuple(np.geomspace(0.01, 3.0, num_models).round(5).tolist())
+  config.sweep.seeds = (0,)
+  config.sweep.learning_rate = ()
+  config_validation.validate(config)
+  task = load_task(config)
+  trainer = Trainer(config, task, model_axis(config))
+  state = trainer.init()
+  t0 = time.perf_counter()
+  lowered = trainer.train_chunk.lower(state)
+  compiled = lowered.compile()
+  compile_sec = time.perf_counter() - t0
+  steps = config.train.chunk_steps
+  # XLA's cost analysis counts a loop body once, so analyse one vmapped step of all models.
+  one_step = jax.jit(jax.vmap(trainer._train_step, in_axes=(0, None)))
+  cost = one_step.lower(state["models"], state["step"]).compile().cost_analysis()
+  cost = cost[0] if isinstance(cost, (list, tuple)) else cost
+  flops_per_model_step = float(cost.get("flops", float("nan"))) / num_models
+  state, m = compiled(state)  # warm-up
+  jax.block_until_ready(m)
+  t = time.perf_counter()
+  for _ in range(chunks):
+    state, m = compiled(state)
+  jax.block_until_ready(m)
+  elapsed = time.perf_counter() - t
+  rate = chunks * steps * num_models / elapsed
+  peak = matmul_peak_gflops()
+  achieved = flops_per_model_step * rate / 1e9
+  return {
+      "model_steps_per_sec": round(rate, 3),
+      "examples_per_sec": round(rate * config.train.batch_size, 1),
+      "train_flops_per_model_step": flops_per_model_step,
+      "achieved_gflops": round(achieved, 2),
+      "matmul_peak_gflops": round(peak, 2),
+      "mfu": round(achieved / peak, 3),
+      "compile_sec": round(compile_sec, 2),
+      "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+      "num_models": num_models,
+      "devices": [str(d) for d in jax.devices()],
+      "width": config.model.width, "depth": config.model.depth,
+      "batch_size": config.train.batch_size, "chunk_steps": steps,
+  }
+
+
+def main(argv):
+  del argv
+  config = _CONFIG.value
+  if _CHUNK_STEPS.value:
+    config.train.chunk_steps = _CHUNK_STEPS.value
+  print(json.dumps(benchmark(config, _NUM_MODELS.value, _CHUNKS.value)))
+  sys.stdout.flush()
+
+
+if __name__ == "__main__":
+  app.run(main)

@@ -1,0 +1,47 @@
+"""SIGTERM handling: finish the current chunk, save a checkpoint, and stop cleanly.
+
+A scheduler's SIGTERM (pre-emption) sets a flag; the train loop checks it after every chunk, saves a
+checkpoint and raises ``Preempted``; ``main`` reports it in one line and exits with status 143.
+Rerunning the same command resumes. (SIGKILL cannot be caught: a rerun resumes from the last
+periodic checkpoint instead.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+
+
+class Preempted(Exception):
+  """The run stopped on SIGTERM after saving a checkpoint at ``step``."""
+
+  def __init__(self, step: int, workdir: str):
+    self.step = step
+    super().__init__(f"stopped by SIGTERM at step {step}; checkpoint saved in {workdir}; rerun the "
+                     f"same command to resume")
+
+
+class StopFlag:
+  requested = False
+  signal_name = ""
+
+
+@contextlib.contextmanager
+def sigterm_sets_flag():
+  """Within the block, SIGTERM sets ``flag.requested`` instead of killing the process."""
+  flag = StopFlag()
+  if threading.current_thread() is not threading.main_thread():
+    yield flag  # signal handlers can only be installed from the main thread
+    return
+
+  def handler(signum, frame):
+    del frame
+    flag.requested = True
+    flag.signal_name = signal.Signals(signum).name
+
+  previous = signal.signal(signal.SIGTERM, handler)
+  try:
+    yield flag
+  finally:
+    signal.signal(signal.SIGTERM, previous)
