@@ -87,8 +87,9 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
          "A PE that mirrors the geometry looks like the distance matrix.")
     save(plots.layouts(data, result.pe, result.coords, result.labels, num_sigmas, mds_distance),
          "layouts.png",
-         "Layout recovered from PE block 0 (classical MDS + Procrustes) over the true positions "
-         "(grey), one seed per σ.")
+         "Layout recovered from PE block 0 (classical MDS + Procrustes, drawn at the true "
+         "layout's spread) over the true positions (open circles), one seed per σ"
+         + (", coloured by network." if result.labels is not None else "."))
     if result.labels is not None:
       names = getattr(run.task, "module_names", None) or getattr(run.task, "network_names", None)
       save(plots.similarity_by_network(data, result.pe, result.labels, names, num_sigmas),

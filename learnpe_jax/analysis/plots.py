@@ -101,12 +101,14 @@ def similarity_matrices(analysis: dict, pe, coords, k: int = 4):
   ncol = 1 + len(reps)
   fig, axes = _subplots(len(blocks), ncol, (2.7 * ncol + 0.6, 2.7 * len(blocks) + 0.5))
   ticks = _token_ticks(n)
+  grid = analysis.get("grid_shape")
+  grid = tuple(grid) if grid is not None and len(grid) == 2 else None
   for r, b in enumerate(blocks):
     ax = axes[r, 0]
     im = ax.imshow(dist, cmap="viridis_r")
     ax.set_title(f"true distance ({analysis['distance']})")
-    ax.set_ylabel(f"PE block {b}\ntoken")
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    ax.set_ylabel(f"PE block {b}\n" + ("token" if grid is None else "cell"))
+    fig.colorbar(im, ax=ax, shrink=0.8, label="distance")
     for c, i in enumerate(reps, start=1):
       ax = axes[r, c]
       blk = models[i]["blocks"][r]
@@ -116,10 +118,18 @@ def similarity_matrices(analysis: dict, pe, coords, k: int = 4):
       if c == ncol - 1:
         fig.colorbar(im, ax=ax, shrink=0.8, label="cos similarity")
     for ax in axes[r]:
-      ax.set_xticks(ticks)
-      ax.set_yticks(ticks)
+      if grid is not None:  # row-major grid tokens: one tick per grid row, borders drawn
+        for border in np.arange(1, grid[0]) * grid[1] - 0.5:
+          ax.axhline(border, color="w", lw=0.5)
+          ax.axvline(border, color="w", lw=0.5)
+        centres = np.arange(grid[0]) * grid[1] + (grid[1] - 1) / 2
+        ax.set_xticks(centres, [f"row {i}" for i in range(grid[0])], rotation=90)
+        ax.set_yticks(centres, [f"row {i}" for i in range(grid[0])])
+      else:
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
   for ax in axes[-1]:
-    ax.set_xlabel("token")
+    ax.set_xlabel("token" if grid is None else "cell (row-major)")
   fig.suptitle(f"PE cosine similarity vs true distance\n{analysis['task']}, PE "
                f"{analysis['pe']}, step {analysis['num_steps']}")
   return fig
@@ -159,11 +169,14 @@ def _neighbour_edges(coords, max_tokens: int = 100):
 
 
 @_styled
-def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: str = "euclidean"):
+def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: str = "euclidean",
+            match_scale: bool = True):
   """The recovered layout (classical MDS of PE distances, Procrustes-aligned to the true
   coordinates) of block 0 for ``k`` σ. Grey: the true positions and their lattice edges; coloured:
   the recovered positions (by module when the task has modules, else by token), with their
-  recovered lattice edges and a thin line from each token's true to its recovered position."""
+  recovered lattice edges and a thin line from each token's true to its recovered position.
+  ``match_scale``: draw the aligned layout rescaled to the true layout's spread (R² is that of the
+  least-squares fit either way)."""
   models = analysis["models"]
   reps = representatives(models, k)
   proj, (xlabel, ylabel) = _projection(coords)
@@ -180,12 +193,18 @@ def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: s
   fig, axes = _subplots(1, len(reps), (3.3 * len(reps), 3.6))
   for ax, i in zip(axes[0], reps):
     aligned, r2 = geometry.layout_recovery(pe[i, 0], coords, mds_distance)
+    if match_scale:  # the least-squares scale shrinks a poor fit to a dot; show its shape instead
+      centred = aligned - aligned.mean(0)
+      norm = np.linalg.norm(centred)
+      if norm > 0:
+        aligned = aligned.mean(0) + centred * np.linalg.norm(coords - coords.mean(0)) / norm
     rec2 = proj(aligned)
     for a, b in edges:
       ax.plot(true2[[a, b], 0], true2[[a, b], 1], color="0.8", lw=1, zorder=1)
       ax.plot(rec2[[a, b], 0], rec2[[a, b], 1], color="0.35", lw=0.8, zorder=2)
-    ax.scatter(true2[:, 0], true2[:, 1], s=4 if big else 30, facecolors="none",
-               edgecolors="0.6", lw=0.8, zorder=1, label="true")
+    ax.scatter(true2[:, 0], true2[:, 1], s=5 if big else 30, facecolors="none",
+               edgecolors=colors if labels is not None else "0.6", lw=0.6, alpha=0.6, zorder=1,
+               label="true")
     if not big:
       ax.plot(np.stack([true2[:, 0], rec2[:, 0]]), np.stack([true2[:, 1], rec2[:, 1]]),
               color="0.6", lw=0.5, ls=":", zorder=1)
@@ -321,7 +340,8 @@ def training_curves(rows: list[dict], score: str):
 # ---- modules ------------------------------------------------------------------------------------
 @_styled
 def similarity_by_network(analysis: dict, pe, labels, names=None, k: int = 4):
-  """Block-0 PE cosine similarity with tokens sorted by module; white lines mark module borders."""
+  """Block-0 PE cosine similarity with tokens sorted by module; black lines mark module borders
+  (modules too small to label keep their borders, not their names)."""
   models = analysis["models"]
   reps = representatives(models, k)
   order = np.argsort(labels, kind="stable")
@@ -330,6 +350,12 @@ def similarity_by_network(analysis: dict, pe, labels, names=None, k: int = 4):
   bounds = list(starts[1:] - 0.5)
   centres = (np.append(starts[1:], len(order)) + starts) / 2 - 0.5
   names = [str(names[u]) if names is not None else str(u) for u in uniq]
+  keep, last = [], -np.inf  # drop labels of modules too small to label without overlap
+  for c in centres:
+    keep.append(c - last >= len(order) / 40)
+    last = c if keep[-1] else last
+  centres = centres[keep]
+  names = [nm for nm, kp in zip(names, keep) if kp]
   fig, axes = _subplots(1, len(reps), (3.6 * len(reps) + 0.8, 4.0))
   for c, (ax, i) in enumerate(zip(axes[0], reps)):
     sim = rsa.pe_similarity_matrix(pe[i, 0])[np.ix_(order, order)]

@@ -88,6 +88,8 @@ def analyze_run(run, settings: Settings | None = None) -> RunAnalysis:
   data.update(workdir=run.workdir, kind=task.kind, score=report.score_name(task),
               num_tokens=task.num_tokens, coord_dim=int(coords.shape[1]),
               has_modules=labels is not None, pe_blocks=blocks,
+              grid_shape=(None if task.positions.grid_shape is None
+                          else list(task.positions.grid_shape)),
               settings=dataclasses.asdict(settings), distance=config.analysis.distance)
   data["by_sigma"] = aggregate(data)
   return RunAnalysis(data, pe, pe0, coords, labels)
