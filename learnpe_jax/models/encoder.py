@@ -23,6 +23,13 @@ PE_SHARING = ("separate", "shared")
 NORMS = ("post", "pre")
 
 
+def pe_block_indices(depth: int, pe_placement: str, pe_sharing: str) -> list[int]:
+  """The PE block indices the encoder asks for (one per distinct PE)."""
+  if pe_placement == "input" or pe_sharing == "shared":
+    return [0]
+  return list(range(depth))
+
+
 class Block(nn.Module):
   num_heads: int
   mlp_ratio: int
@@ -75,23 +82,25 @@ class Encoder(nn.Module):
 
   def pe_blocks(self) -> list[int]:
     """The PE block indices the encoder asks for (one per distinct PE)."""
-    if self.pe_placement == "input" or self.pe_sharing == "shared":
-      return [0]
-    return list(range(self.depth))
+    return pe_block_indices(self.depth, self.pe_placement, self.pe_sharing)
 
   def pe_add_terms(self, positions: Positions):
     """float[blocks, N, W]: the vectors the PE adds to the token embeddings, per distinct PE;
-    None when the PE adds none (relative, rotary, bias PEs)."""
+    None when the PE adds none (relative, rotary, bias PEs) or adds a function of the block input
+    (conditional PEs such as PEG, asked here without x)."""
     adds = [self.pe(positions, b).add for b in self.pe_blocks()]
     return None if adds[0] is None else jnp.stack(adds)
 
   @nn.compact
   def __call__(self, tokens_BNF, positions: Positions, query_index_B=None):
+    # A PE that cannot serve these positions fails here, at trace time, with one ConfigError line.
+    self.pe.check(positions, self.pe_blocks())
     x_BNW = nn.Dense(self.width, dtype=self.dtype, name="embed")(tokens_BNF)
     for b in range(self.depth):
       terms = NO_TERMS
       if b == 0 or self.pe_placement == "every_block":
-        terms = self.pe(positions, b if self.pe_sharing == "separate" else 0)
+        # The PE sees the block input: conditional PEs (PEG) compute their term from it.
+        terms = self.pe(positions, b if self.pe_sharing == "separate" else 0, x_BNW)
       if terms.add is not None:
         x_BNW = x_BNW + terms.add.astype(self.dtype)
       if self.block_noise_sd > 0:

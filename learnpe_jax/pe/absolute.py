@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import math
+
+from absl import logging
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
-from learnpe_jax.pe.module import PositionalEncoding, coordinate_input
+from learnpe_jax.pe.features import (legendre_polynomials, normalize_to_unit_box,
+                                     sinusoid_frequencies, sinusoidal_features, split_per_axis)
+from learnpe_jax.pe.module import PositionalEncoding, coordinate_input, fixed_key
+
+__all__ = ["sinusoidal_features"]  # re-exported from features for older imports
+
+_warned_nope = []
 
 
 class NoPE(PositionalEncoding):
@@ -21,7 +31,11 @@ class NoPE(PositionalEncoding):
   needs = "none"
   paper = "Kazemnejad et al. 2023 (2305.19466)"
 
-  def __call__(self, positions, block_index):
+  def __call__(self, positions, block_index, x_BNW=None):
+    if not _warned_nope:
+      _warned_nope.append(True)
+      logging.warning("PE 'none': a bidirectional encoder without a PE is permutation-"
+                      "equivariant; it cannot tell token positions apart.")
     return NO_TERMS
 
 
@@ -36,38 +50,57 @@ class LearnedTable(PositionalEncoding):
   needs = "index"
   learnable = True
   paper = "Ito et al. 2025 (2406.08272)"
+  scaled_params = ("table_",)
 
   @nn.compact
-  def __call__(self, positions, block_index):
+  def __call__(self, positions, block_index, x_BNW=None):
     table_NW = self.param(f"table_{block_index}", self.scaled_init(), (self.num_tokens, self.width))
     return PositionalTerms(add=table_NW[positions.index])
 
 
-def sinusoidal_features(x_ND: jax.Array, width: int, base: float = 10000.0) -> jax.Array:
-  """N-D sinusoidal features (Vaswani et al. 2017, per axis as in Wang & Liu 2019 / MAE 2D).
+def grid_axis_indices(index_N, grid_shape):
+  """[(int[N]) per axis]: the row-major grid coordinates of each token index."""
+  out, stride = [], int(np.prod(grid_shape))
+  for size in grid_shape:
+    stride //= size
+    out.append((index_N // stride) % size)
+  return out
 
-  The width is split evenly over the D axes (``width // D`` channels each, rounded down to even;
-  leftover channels are zero). Along axis d with c = width // D channels:
-      PE[n, d·c + 2i]     = sin(x[n, d] · base^(-2i/c))
-      PE[n, d·c + 2i + 1] = cos(x[n, d] · base^(-2i/c)),   i = 0 … c/2 − 1.
-  With D = 1 and x = token index this is exactly the original 1-D sinusoid.
+
+class AxialLearnedTable(PositionalEncoding):
+  """Per-axis factorised learned table (axial PE; e.g. Ho et al. 2019 axial attention, ViT 2-D
+  ablations of Dosovitskiy et al. 2021, 2010.11929).
+
+  add_b = Σ_d T_{b,d}[g_d(n)],  g_d(n) the grid coordinate of token n along axis d (row, col
+  [, depth]) from ``positions.grid_shape``;  T_{b,d} ∈ R^{G_d×W} at init = σ/sqrt(D) ·
+  unit_draw(family), so the sum has per-entry scale σ like the full table.
   """
-  num_axes = x_ND.shape[-1]
-  per_axis = (width // num_axes) // 2 * 2
-  if per_axis == 0:
-    raise ValueError(f"width {width} is too small for {num_axes}-D sinusoidal features")
-  omega = base ** (-jnp.arange(0, per_axis, 2, dtype=jnp.float32) / per_axis)
-  angles = x_ND[:, :, None] * omega  # [N, D, c/2]
-  feats = jnp.stack([jnp.sin(angles), jnp.cos(angles)], -1).reshape(x_ND.shape[0], -1)
-  return jnp.pad(feats, ((0, 0), (0, width - feats.shape[-1])))
+
+  mechanism = "add"
+  needs = "index"
+  needs_grid = True
+  learnable = True
+  paper = "Dosovitskiy et al. 2021 (2010.11929)"
+  scaled_params = ("axis",)
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    self.check(positions)
+    grid = positions.grid_shape
+    add = 0.0
+    for d, g in enumerate(grid_axis_indices(jnp.asarray(positions.index), grid)):
+      table = self.param(f"axis{d}_{block_index}", self.scaled_init(), (grid[d], self.width))
+      add = add + table[g] / math.sqrt(len(grid))
+    return PositionalTerms(add=add)
 
 
 class Sinusoidal(PositionalEncoding):
   """Fixed sinusoidal PE on the token index (1-D) or on the true N-D coordinates.
 
-  add = sinusoidal_features(x, W, base), x = index (``coordinates='index'``) or coords ('coords').
-  Vaswani et al. 2017 (1706.03762); the N-D split per axis as in the 2-D sinusoidal PE of the LST
-  baselines (Ito et al. 2025) and of MAE (He et al. 2022).
+  add = sinusoidal_features(x, W, base), x = index (``coordinates='index'``) or coords ('coords'):
+  per axis d, PE[n, d·c + 2i] = sin(x_nd ω_i), PE[n, d·c + 2i + 1] = cos(x_nd ω_i),
+  ω_i = base^(−2i/c), c = W // D. Vaswani et al. 2017 (1706.03762); the N-D split per axis as in
+  the 2-D sinusoidal PE of the LST baselines (Ito et al. 2025) and of MAE (He et al. 2022).
   """
 
   coordinates: str = "index"
@@ -76,9 +109,76 @@ class Sinusoidal(PositionalEncoding):
   mechanism = "add"
   paper = "Vaswani et al. 2017 (1706.03762)"
 
-  def __call__(self, positions, block_index):
+  def omega(self, x_ND, block_index):
+    return None
+
+  def __call__(self, positions, block_index, x_BNW=None):
     x_ND = coordinate_input(positions, self.coordinates)
-    return PositionalTerms(add=sinusoidal_features(x_ND, self.width, self.base))
+    omega = self.omega(x_ND, block_index)
+    return PositionalTerms(add=sinusoidal_features(x_ND, self.width, self.base, omega))
+
+
+class SinusoidalLearnedFreq(Sinusoidal):
+  """Sinusoidal N-D PE with learnable frequencies (per axis, per block).
+
+  As ``Sinusoidal`` with ω_{d,i} = base^(−2i/c) · exp(δ_{d,i}); δ at init = σ · unit_draw(family),
+  so σ → 0 gives the fixed sinusoid (Vaswani et al. 2017; learnable frequencies as in
+  e.g. Time2Vec / Astromer).
+  """
+
+  coordinates: str = "coords"
+  needs = "coords"
+  learnable = True
+  scaled_params = ("log_freq_delta_",)
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    return Sinusoidal.__call__(self, positions, block_index, x_BNW)
+
+  def omega(self, x_ND, block_index):
+    num_axes = x_ND.shape[-1]
+    per_axis = split_per_axis(self.width, num_axes)
+    delta = self.param(f"log_freq_delta_{block_index}", self.scaled_init(),
+                       (num_axes, per_axis // 2))
+    return sinusoid_frequencies(per_axis, self.base)[None] * jnp.exp(delta)
+
+
+class ContinuousTime(Sinusoidal):
+  """Continuous-time PE for irregular timestamps (light-curve transformers: Moreno-Cartagena et
+  al. 2023, 2308.06404; as in Astromer).
+
+  The sinusoid evaluated at the observation times t (``positions.coords``, any D: one time axis
+  per coordinate) rather than at the token index: PE(t)_2i = sin(t ω_i), PE(t)_2i+1 = cos(t ω_i),
+  ω_i = base^(−2i/c) / ``time_scale``. Fixed; see ``ContinuousTimeLearned`` for trainable ω.
+  """
+
+  coordinates: str = "coords"
+  time_scale: float = 1.0
+  needs = "coords"
+  paper = "Moreno-Cartagena et al. 2023 (2308.06404)"
+
+  def omega(self, x_ND, block_index):
+    per_axis = split_per_axis(self.width, x_ND.shape[-1])
+    return sinusoid_frequencies(per_axis, self.base) / self.time_scale
+
+
+class ContinuousTimeLearned(ContinuousTime):
+  """Trainable continuous-time PE (Moreno-Cartagena et al. 2023, 2308.06404): ``ContinuousTime``
+  with learnable frequencies ω_{d,i} = base^(−2i/c)/time_scale · exp(δ_{d,i}), δ at init =
+  σ · unit_draw(family)."""
+
+  learnable = True
+  scaled_params = ("log_freq_delta_",)
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    return Sinusoidal.__call__(self, positions, block_index, x_BNW)
+
+  def omega(self, x_ND, block_index):
+    base_omega = ContinuousTime.omega(self, x_ND, block_index)
+    delta = self.param(f"log_freq_delta_{block_index}", self.scaled_init(),
+                       (x_ND.shape[-1], base_omega.shape[-1]))
+    return base_omega[None] * jnp.exp(delta)
 
 
 class FixedRandom(PositionalEncoding):
@@ -94,7 +194,86 @@ class FixedRandom(PositionalEncoding):
   needs = "index"
   paper = "control (random fixed codes)"
 
-  def __call__(self, positions, block_index):
-    key = jax.random.fold_in(jax.random.PRNGKey(self.seed), block_index)
-    z_NW = jax.random.normal(key, (self.num_tokens, self.width))
+  def __call__(self, positions, block_index, x_BNW=None):
+    z_NW = jax.random.normal(fixed_key(self.seed, block_index), (self.num_tokens, self.width))
     return PositionalTerms(add=self.scale * z_NW[positions.index])
+
+
+class FourierFeatures(PositionalEncoding):
+  """Learnable Fourier features on N-D coordinates (Li et al. 2021, 2106.02795).
+
+  r_x = [cos(x W_rᵀ) ‖ sin(x W_rᵀ)] / sqrt(F),  add = MLP(r_x),  MLP = Dense(hidden) → GELU →
+  Dense(W). W_r ∈ R^{F/2×D} at init = σ · unit_draw(family): the paper's N(0, γ⁻²) with σ = 1/γ,
+  so σ sets the frequency band. The MLP uses Flax's default init.
+  """
+
+  coordinates: str = "coords"
+  num_features: int = 32
+  hidden: int = 32
+
+  mechanism = "add"
+  needs = "coords"
+  learnable = True
+  paper = "Li et al. 2021 (2106.02795)"
+  scaled_params = ("fourier_w_",)
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    x_ND = coordinate_input(positions, self.coordinates)
+    w_r = self.param(f"fourier_w_{block_index}", self.scaled_init(),
+                     (self.num_features // 2, x_ND.shape[-1]))
+    proj = x_ND @ w_r.T
+    r = jnp.concatenate([jnp.cos(proj), jnp.sin(proj)], -1) / math.sqrt(self.num_features)
+    h = nn.gelu(nn.Dense(self.hidden, name=f"fourier_mlp_in_{block_index}")(r))
+    return PositionalTerms(add=nn.Dense(self.width, name=f"fourier_mlp_out_{block_index}")(h))
+
+
+class Legendre(PositionalEncoding):
+  """Legendre-polynomial PE ("PoPE", Aggarwal 2024, 2405.04585 — not the other PoPE), N-D.
+
+  Each axis is mapped onto [−1, 1] (min/max over the tokens); add = the tensor product over axes of
+  the orthogonal Legendre polynomials sqrt(2k+1)·P_k(x̂_d), k < K, i.e. features
+  Π_d P_{k_d}(x̂_d) for all (k_1 … k_D), K = ``max_degree`` or ⌊W^{1/D}⌋ (capped at the number of
+  distinct positions); channels beyond K^D are zero. Fixed.
+  """
+
+  coordinates: str = "coords"
+  max_degree: int = 0  # 0: ⌊W^{1/D}⌋
+
+  mechanism = "add"
+  needs = "coords"
+  paper = "Aggarwal 2024 (2405.04585)"
+
+  def __call__(self, positions, block_index, x_BNW=None):
+    x_ND = normalize_to_unit_box(coordinate_input(positions, self.coordinates))
+    n, d = x_ND.shape
+    k = self.max_degree or int(math.floor(self.width ** (1.0 / d) + 1e-9))
+    k = max(1, min(k, n))
+    feats = jnp.ones((n, 1))
+    for axis in range(d):
+      p = legendre_polynomials(x_ND[:, axis], k)
+      feats = (feats[:, :, None] * p[:, None, :]).reshape(n, -1)
+    feats = feats[:, :self.width]
+    return PositionalTerms(add=jnp.pad(feats, ((0, 0), (0, self.width - feats.shape[-1]))))
+
+
+class LayerAdaptive(PositionalEncoding):
+  """LaPE, layer-adaptive PE with an independent LayerNorm (Yu et al. 2022, 2212.05262).
+
+  One PE table P shared by the blocks; each block b adds it through its own LayerNorm:
+  add_b = LN_b(P[index]) (LN_b's gain/bias learned per block, Flax default init ones/zeros), so each
+  block rescales and shifts the PE independently of the token stream. P at init = σ ·
+  unit_draw(family); note that LN_b removes P's overall scale in the forward pass.
+  """
+
+  mechanism = "add"
+  needs = "index"
+  learnable = True
+  paper = "Yu et al. 2022 (2212.05262)"
+  scaled_params = ("table",)
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    table_NW = self.param("table", self.scaled_init(), (self.num_tokens, self.width))
+    add = nn.LayerNorm(name=f"ln_{block_index}")(table_NW[positions.index])
+    return PositionalTerms(add=add)

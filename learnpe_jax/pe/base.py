@@ -1,8 +1,11 @@
 """The interface every positional encoding meets (DESIGN.md §3).
 
-A PE is a Flax module ``pe(positions, block_index) -> PositionalTerms``. The encoder asks it once per
-block that takes positional information and hands the terms to attention, which applies whichever
-fields are set. Adding a PE never means editing the attention block.
+A PE is a Flax module ``pe(positions, block_index, x_BNW=None) -> PositionalTerms``. The encoder
+asks it once per block that takes positional information and hands the terms to attention, which
+applies whichever fields are set. Adding a PE never means editing the attention block.
+
+``x_BNW`` is the block input; only conditional PEs read it (PEG, ``pe/conv.py``). When it is None
+(e.g. ``Encoder.pe_add_terms``) such a PE returns no terms.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Callable
 import flax.struct
 import jax
 
-# q_BHNK, k_BHNK -> (q_BHNK, k_BHNK); applied to queries and keys before their dot product.
+# q_BNHK, k_BNHK -> (q_BNHK, k_BNHK); applied to queries and keys before their dot product.
 RotateFn = Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array]]
 
 
@@ -21,13 +24,18 @@ class PositionalTerms:
   """What one PE contributes to one block; every field is optional.
 
   Attributes:
-    add: [N, W] added to the block input (absolute PEs).
+    add: [N, W] (or [B, N, W] for conditional PEs) added to the block input (absolute PEs).
     logit_bias: [H, N, N] added to attention logits (ALiBi, T5, distance biases).
     rotate: q, k -> q, k (rotary family).
-    rel_k: [N, N, Dh] relative embeddings: logits_ij += q_i · rel_k_ij / sqrt(Dh) (Shaw, XL, iRPE).
-    rel_v: [N, N, Dh] relative embeddings in values: out_i += sum_j p_ij rel_v_ij.
+    rel_k: [N, N, Dh] or per head [H, N, N, Dh]: logits_ij += q_i · rel_k_ij / sqrt(Dh)
+      (Shaw, XL, iRPE contextual).
+    rel_v: [N, N, Dh] or [H, N, N, Dh] relative embeddings in values: out_i += Σ_j p_ij rel_v_ij.
+    content_bias: [H, Dh] a global query-side bias on keys: logits_ij += u_h · k_j / sqrt(Dh)
+      (Transformer-XL's u).
     probs_scale: [H, N, N] multiplies attention probabilities after softmax (URPE).
     pos_logits: [H, N, N] untied positional attention logits (TUPE, DIET, positional attention).
+    content_logits: False drops q·k from the logits, so attention weights come from the positional
+      terms alone (positional attention, 2410.01686).
   """
 
   add: jax.Array | None = None
@@ -35,12 +43,15 @@ class PositionalTerms:
   rotate: RotateFn | None = flax.struct.field(pytree_node=False, default=None)
   rel_k: jax.Array | None = None
   rel_v: jax.Array | None = None
+  content_bias: jax.Array | None = None
   probs_scale: jax.Array | None = None
   pos_logits: jax.Array | None = None
+  content_logits: bool = flax.struct.field(pytree_node=False, default=True)
 
   def acts_on_attention(self) -> bool:
-    return any(t is not None for t in (self.logit_bias, self.rotate, self.rel_k, self.rel_v,
-                                        self.probs_scale, self.pos_logits))
+    return (not self.content_logits) or any(t is not None for t in (
+        self.logit_bias, self.rotate, self.rel_k, self.rel_v, self.content_bias, self.probs_scale,
+        self.pos_logits))
 
 
 NO_TERMS = PositionalTerms()

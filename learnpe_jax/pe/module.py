@@ -1,23 +1,36 @@
-"""The base class of every PE module, and the coordinates it reads."""
+"""The base class of every PE module, and the coordinates it reads.
+
+How σ enters (DESIGN.md §3, "the init scale is a per-model array"): every learnable PE names the
+parameters that σ scales in its class attribute ``scaled_params``. They are of two kinds:
+  * free parameters (tables, learned coordinates, positional projections, conv kernels):
+    init = σ · unit_draw(init family)   (``self.scaled_init()``; ×1/sqrt(fan_in) for kernels);
+  * perturbations of a paper-defined init (frequencies, slopes, URPE's all-ones Toeplitz):
+    the parameter is δ = σ · unit_draw(init family) and the PE uses init·exp(δ) or 1 + δ,
+    so σ → 0 recovers the paper's init exactly.
+Other parameters (MLP hidden layers, LayerNorms) use Flax's defaults; each docstring says which.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import flax.linen as nn
+import jax
 import jax.numpy as jnp
 
+from learnpe_jax.errors import ConfigError
 from learnpe_jax.pe.base import PositionalTerms
 from learnpe_jax.pe.initializers import scaled_initializer
 from learnpe_jax.positions import Positions
 
 
 class PositionalEncoding(nn.Module):
-  """``pe(positions, block_index) -> PositionalTerms``.
+  """``pe(positions, block_index, x_BNW=None) -> PositionalTerms``.
 
   Subclasses set the class attributes that the catalogue prints (mechanism, needs, learnable,
-  paper) and implement ``__call__``. Their own dataclass fields (all with defaults) are the PE's
-  config fields: ``config.model.pe.<field>``.
+  paper, scaled_params) and implement ``__call__``. Their own dataclass fields (all with
+  defaults) are the PE's config fields: ``config.model.pe.<field>``.
 
   Attributes:
     width: model width W.
@@ -40,11 +53,31 @@ class PositionalEncoding(nn.Module):
   needs = "none"        # 'none' | 'index' | 'coords'
   learnable = False
   paper = ""
+  scaled_params: tuple[str, ...] = ()  # name prefixes of the parameters σ scales
+  needs_grid = False    # reads positions.grid_shape (conv PEs)
 
-  def scaled_init(self):
-    return scaled_initializer(self.init, self.init_scale, self.native_scale)
+  @property
+  def head_dim(self) -> int:
+    return self.width // self.num_heads
 
-  def __call__(self, positions: Positions, block_index: int) -> PositionalTerms:
+  def scaled_init(self, fan_in: int | None = None):
+    """σ · unit_draw(init family) [· 1/sqrt(fan_in)]."""
+    init = scaled_initializer(self.init, self.init_scale, self.native_scale)
+    if fan_in is None:
+      return init
+    return lambda key, shape, dtype=jnp.float32: init(key, shape, dtype) / math.sqrt(fan_in)
+
+  def check(self, positions: Positions, pe_blocks=None) -> None:
+    """Raise a one-line ConfigError if this PE cannot serve these positions (trace time)."""
+    if self.needs == "coords" and positions.coords is None:
+      raise ConfigError("model.pe.name", type(self).__name__,
+                        "a PE that needs no coordinates: the task keeps token positions unknown")
+    if self.needs_grid and positions.grid_shape is None:
+      raise ConfigError("model.pe.name", type(self).__name__,
+                        "a PE that needs no token grid: the task's tokens have no grid_shape")
+
+  def __call__(self, positions: Positions, block_index: int,
+               x_BNW: jax.Array | None = None) -> PositionalTerms:
     raise NotImplementedError
 
 
@@ -53,5 +86,11 @@ def coordinate_input(positions: Positions, use: str):
   if use == "index":
     return jnp.asarray(positions.index, jnp.float32)[:, None]
   if positions.coords is None:
-    raise ValueError("this PE reads coordinates, but the task's positions are unknown to the model")
+    raise ConfigError("model.pe.name", "(coordinate PE)",
+                      "a PE that needs no coordinates: the task keeps token positions unknown")
   return jnp.asarray(positions.coords, jnp.float32)
+
+
+def fixed_key(seed: int, block_index: int):
+  """A PRNG key for fixed (non-trained) random draws, per block."""
+  return jax.random.fold_in(jax.random.PRNGKey(seed), block_index)

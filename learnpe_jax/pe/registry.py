@@ -2,6 +2,7 @@
 
 ``config.model.pe`` is a ConfigDict holding ``name`` and the PE's fields (those of its module class,
 with this name's presets). ``default_pe_config(name)`` builds it; ``build_pe`` turns it into a module.
+``python -m learnpe_jax.pe`` prints the catalogue (``catalogue_rows``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import Any
 import ml_collections
 
 from learnpe_jax.errors import ConfigError
-from learnpe_jax.pe import absolute
+from learnpe_jax.pe import (absolute, biases, conv, learned_coords, post_softmax, relative, rotary,
+                            untied)
 from learnpe_jax.pe.initializers import INIT_FAMILIES
 from learnpe_jax.pe.module import PositionalEncoding
 
@@ -31,6 +33,22 @@ class PESpec:
   @property
   def learnable(self) -> bool:
     return self.module.learnable
+
+  @property
+  def mechanism(self) -> str:
+    return self.module.mechanism
+
+  @property
+  def coordinates(self) -> str:
+    """What the PE reads, for the catalogue: none / index / index+grid / N-D."""
+    label = {"none": "none", "index": "index", "coords": "N-D"}[self.needs]
+    return label + ("+grid" if self.module.needs_grid else "")
+
+  @property
+  def initializer(self) -> str:
+    if not self.learnable:
+      return "fixed"
+    return "σ·init: " + ", ".join(p.rstrip("_") for p in self.module.scaled_params)
 
   def config_fields(self) -> dict[str, Any]:
     fields = {f.name: f.default for f in dataclasses.fields(self.module)
@@ -52,13 +70,76 @@ def register(name: str, module: type[PositionalEncoding], summary: str, needs: s
   REGISTRY[name] = PESpec(name, module, needs or module.needs, summary, preset)
 
 
+# ---- additive absolute ----------------------------------------------------------------------
 register("none", absolute.NoPE, "no PE (permutation-equivariant encoder)")
 register("learned", absolute.LearnedTable, "learned table, σ-scaled init")
+register("learned_axial", absolute.AxialLearnedTable,
+         "per-axis factorised learned table (row + col [+ depth])")
 register("sinusoidal_1d", absolute.Sinusoidal, "sinusoidal on the token index", needs="index",
          coordinates="index")
 register("sinusoidal_nd", absolute.Sinusoidal, "sinusoidal on N-D coordinates (2-D on the LST)",
          needs="coords", coordinates="coords")
+register("sinusoidal_nd_learned_freq", absolute.SinusoidalLearnedFreq,
+         "sinusoidal on N-D coordinates, learnable frequencies")
 register("random_fixed", absolute.FixedRandom, "fixed random table")
+register("fourier_learned", absolute.FourierFeatures, "learnable Fourier features + MLP")
+register("legendre", absolute.Legendre, "Legendre polynomials, tensor product over axes")
+register("time_continuous", absolute.ContinuousTime, "sinusoid of continuous timestamps")
+register("time_continuous_learned", absolute.ContinuousTimeLearned,
+         "sinusoid of continuous timestamps, trainable frequencies")
+register("lape", absolute.LayerAdaptive, "shared table, independent LayerNorm per block")
+register("peg", conv.PEG, "conditional PE: depthwise conv of x over the grid")
+# ---- attention-logit biases -----------------------------------------------------------------
+register("alibi", biases.DistanceBias, "ALiBi on the index (symmetric)", coordinates="index")
+register("alibi_nd", biases.DistanceBias, "ALiBi on N-D coordinate distance", needs="coords",
+         coordinates="coords")
+register("alibi_nd_learned", biases.LearnedSlopeDistanceBias,
+         "N-D ALiBi with learnable slopes", needs="coords", coordinates="coords")
+register("hype", biases.HyperbolicBias, "hyperbolic bias −τ sinh(μ d) on N-D distance",
+         needs="coords", coordinates="coords")
+register("t5_bias", biases.T5Bias, "T5 bucketed relative bias on the index",
+         coordinates="index")
+register("t5_bias_nd", biases.T5Bias, "T5 bucketed relative bias, per axis", needs="coords",
+         coordinates="coords")
+register("rel_bias_clipped", biases.ClippedBias, "clipped relative bias table, per axis")
+register("irpe_bias", biases.IRPE, "iRPE bias mode (piecewise index, 2-D methods in N-D)")
+register("irpe_contextual", biases.IRPEContextual, "iRPE contextual mode (q · r_ij in keys)")
+register("cpb_mlp", biases.ContinuousBias, "continuous position bias: MLP of log rel. coords")
+# ---- relative embeddings in keys/values -----------------------------------------------------
+register("shaw_rel", relative.ShawRelative, "Shaw relative keys and values, clipped, per axis")
+register("xl_rel", relative.XLRelative, "Transformer-XL relative attention with u, v")
+register("lfhc_rel", relative.LFHCRelative, "LFHC-RPE: Shaw k/v with log-coarse buckets")
+register("gcdf_rel", relative.GCDFRelative, "GCDF-RPE: XL with Gaussian-CDF encoding")
+# ---- rotary / multiplicative ----------------------------------------------------------------
+register("rope", rotary.Rotary, "RoPE on the token index")
+register("rope_partial", rotary.Rotary, "RoPE on half of each head's dims", fraction=0.5)
+register("xpos", rotary.XPos, "xPos: RoPE with per-pair exponential scaling")
+register("rope_high_freq", rotary.HighFreqRotary, "HoPE: RoPE without low frequencies")
+register("rope_axial", rotary.AxialRotary, "axial N-D RoPE")
+register("rope_mixed", rotary.MixedRotary, "RoPE-Mixed: learnable per-head N-D frequencies")
+register("grid_pe", rotary.GridCellRotary, "GridPE: grid-cell multi-scale Fourier (rotary)")
+register("complex_rel", rotary.ComplexRotary, "CRPE: complex q, k × e^{iωn}, learnable ω")
+# ---- untied / positional attention ----------------------------------------------------------
+register("tupe_abs", untied.TUPE, "TUPE-A: untied positional attention", relative=False)
+register("tupe_rel", untied.TUPE, "TUPE-R: untied + T5 relative bias", relative=True)
+register("diet_abs", untied.DIETAbs, "DIET-ABS: per-head low-rank positional logits")
+register("diet_rel", untied.DIETRel, "DIET-REL: per-head clipped relative scalar")
+register("positional_attention", untied.PositionalAttention,
+         "attention weights from positions alone")
+# ---- post-softmax ---------------------------------------------------------------------------
+register("urpe", post_softmax.URPE, "URPE: probabilities × learnable Toeplitz (index)",
+         coordinates="index")
+register("urpe_nd", post_softmax.URPE, "URPE: probabilities × multi-level Toeplitz (N-D)",
+         needs="coords", coordinates="coords", max_distance=8)
+# ---- beyond the literature ------------------------------------------------------------------
+register("learned_coords", learned_coords.LearnedCoords,
+         "learned coordinates → any coordinate PE (field inner)")
+register("learned_coords_sinusoidal", learned_coords.LearnedCoords,
+         "learned coordinates → sinusoidal N-D", inner="sinusoidal_nd")
+register("learned_coords_rope", learned_coords.LearnedCoords,
+         "learned coordinates → axial RoPE", inner="rope_axial")
+register("learned_coords_alibi", learned_coords.LearnedCoords,
+         "learned coordinates → N-D ALiBi", inner="alibi_nd")
 
 
 def get_spec(name: str) -> PESpec:
@@ -94,3 +175,19 @@ def build_pe(pe_config, *, width: int, num_heads: int, num_tokens: int,
   spec = get_spec(pe_config.name)
   return spec.module(width=width, num_heads=num_heads, num_tokens=num_tokens,
                      init_scale=init_scale, **pe_kwargs(pe_config))
+
+
+def check_pe_for_task(config, positions) -> None:
+  """One-line ConfigError when PE ``config.model.pe`` cannot serve a task with these (model-visible)
+  positions: coordinates unknown, no token grid for a conv PE, a PEG the encoder never asks.
+  For ``config_validation.validate_with_task`` (the encoder also runs it when it is traced)."""
+  from learnpe_jax.models.encoder import pe_block_indices  # pylint: disable=g-import-not-at-top
+  m = config.model
+  pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=positions.num_tokens)
+  pe.check(positions, pe_block_indices(m.depth, m.pe_placement, m.pe_sharing))
+
+
+def catalogue_rows() -> list[dict[str, str]]:
+  return [{"name": s.name, "mechanism": s.mechanism, "coordinates": s.coordinates,
+           "learnable": "learnable" if s.learnable else "fixed", "initializer": s.initializer,
+           "paper": s.module.paper, "summary": s.summary} for s in REGISTRY.values()]

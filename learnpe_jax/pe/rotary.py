@@ -1,0 +1,252 @@
+"""Rotary / multiplicative PEs: queries and keys rotated by position (``PositionalTerms.rotate``).
+
+One core serves every variant: pairs of head dimensions (q_2f, q_2f+1) are rotated by the angle
+θ_hf(x_n) = Σ_d ω_hfd · x_nd, i.e. q̃_n = R(θ(x_n)) q_n, k̃_m = R(θ(x_m)) k_m, so that
+q̃_n · k̃_m = q_n · R(θ(x_m) − θ(x_n)) k_m depends on x only through x_m − x_n. The variants differ in
+the frequency tensor ω [H, F, D] (1-D, axial, mixed, grid-cell), the fraction of dimensions rotated,
+the pairing of dimensions, and xPos's extra scaling.
+"""
+
+from __future__ import annotations
+
+import math
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from learnpe_jax.pe.base import PositionalTerms
+from learnpe_jax.pe.module import PositionalEncoding, coordinate_input, fixed_key
+
+
+def rotate_pairs(x_BNHK, cos_NHF, sin_NHF, pairing: str = "interleaved", scale_NHF=None):
+  """Rotate the first 2F dims of x in pairs by the angles whose cos/sin are given.
+
+  pairing 'interleaved' pairs (2f, 2f+1) (RoPE); 'half' pairs (f, f+F) (real/imaginary halves).
+  ``scale_NHF`` multiplies both dims of pair f (xPos). Dims beyond 2F pass through unchanged.
+  """
+  f = cos_NHF.shape[-1]
+  rot, rest = x_BNHK[..., :2 * f], x_BNHK[..., 2 * f:]
+  if pairing == "interleaved":
+    x1, x2 = rot[..., 0::2], rot[..., 1::2]
+  else:
+    x1, x2 = rot[..., :f], rot[..., f:]
+  cos, sin = cos_NHF.astype(x_BNHK.dtype), sin_NHF.astype(x_BNHK.dtype)
+  y1, y2 = x1 * cos - x2 * sin, x1 * sin + x2 * cos
+  if scale_NHF is not None:
+    y1, y2 = y1 * scale_NHF, y2 * scale_NHF
+  if pairing == "interleaved":
+    rot = jnp.stack([y1, y2], -1).reshape(rot.shape)
+  else:
+    rot = jnp.concatenate([y1, y2], -1)
+  return jnp.concatenate([rot, rest], -1)
+
+
+def rotary_terms(angles_NHF, pairing="interleaved", q_scale_NHF=None, k_scale_NHF=None):
+  cos, sin = jnp.cos(angles_NHF), jnp.sin(angles_NHF)
+
+  def rotate(q_BNHK, k_BNHK):
+    return (rotate_pairs(q_BNHK, cos, sin, pairing, q_scale_NHF),
+            rotate_pairs(k_BNHK, cos, sin, pairing, k_scale_NHF))
+
+  return PositionalTerms(rotate=rotate)
+
+
+def axial_frequencies(num_pairs: int, num_axes: int, base: float) -> np.ndarray:
+  """ω [F, D]: the F pairs split evenly over the D axes; axis d's F_d pairs get the RoPE frequencies
+  base^(−f/F_d), f = 0 … F_d − 1 (leftover pairs: ω = 0, not rotated). D = 1: plain RoPE."""
+  per_axis = num_pairs // num_axes
+  omega = np.zeros((num_pairs, num_axes), np.float32)
+  for d in range(num_axes):
+    omega[d * per_axis:(d + 1) * per_axis, d] = base ** (-np.arange(per_axis) / max(per_axis, 1))
+  return omega
+
+
+class Rotary(PositionalEncoding):
+  """RoPE (Su et al. 2021, RoFormer, 2104.09864) on the token index, and the rotary core.
+
+  q̃_n = R(n ω) q_n, k̃_m = R(m ω) k_m on the first 2F = fraction·Dh dims (pairs (2f, 2f+1)),
+  ω_f = base^(−2f/2F); logits depend only on m − n. ``coordinates='coords'`` with ``axial``
+  frequencies gives axial N-D RoPE. Fixed.
+  """
+
+  coordinates: str = "index"
+  base: float = 10000.0
+  fraction: float = 1.0       # fraction of each head's dims that are rotated (partial RoPE)
+  pairing: str = "interleaved"
+
+  mechanism = "rotate"
+  needs = "index"
+  paper = "Su et al. 2021 (2104.09864)"
+
+  def num_pairs(self) -> int:
+    pairs = int(self.head_dim * self.fraction) // 2
+    if pairs < 1:
+      raise ValueError(f"fraction={self.fraction} of head dim {self.head_dim} rotates no pair")
+    return pairs
+
+  def frequencies(self, x_ND, block_index):
+    """ω [H, F, D]."""
+    omega = axial_frequencies(self.num_pairs(), x_ND.shape[-1], self.base)
+    return jnp.broadcast_to(jnp.asarray(omega), (self.num_heads,) + omega.shape)
+
+  def scales(self, x_ND, omega_HFD):
+    """(q_scale, k_scale) [N, H, F] or (None, None)."""
+    return None, None
+
+  def __call__(self, positions, block_index, x_BNW=None):
+    x_ND = coordinate_input(positions, self.coordinates)
+    omega_HFD = self.frequencies(x_ND, block_index)
+    angles_NHF = jnp.einsum("nd,hfd->nhf", x_ND, omega_HFD)
+    q_scale, k_scale = self.scales(x_ND, omega_HFD)
+    return rotary_terms(angles_NHF, self.pairing, q_scale, k_scale)
+
+
+class AxialRotary(Rotary):
+  """Axial N-D RoPE (RoPE-Axial of Heo et al. 2024, 2403.13298; as in Fu et al. / EVA-02 2-D RoPE).
+
+  The rotated pairs are split evenly over the D axes; axis d's pairs rotate by x_d·ω_f with
+  ω_f = base^(−f/F_d). Logits depend only on x_m − x_n. Default base 100 as in RoPE-ViT. Fixed.
+  """
+
+  coordinates: str = "coords"
+  base: float = 100.0
+  needs = "coords"
+  paper = "Heo et al. 2024 (2403.13298)"
+
+
+class XPos(Rotary):
+  """xPos, length-extrapolatable RoPE (Sun et al. 2023, 2212.10554).
+
+  RoPE on the index, plus per-pair scaling: q̃_n = ζ_f^{n/γ} R(nω) q_n, k̃_m = ζ_f^{−m/γ} R(mω) k_m,
+  ζ_f = (2f/2F + ζ₀)/(1 + ζ₀) (ζ₀ = ``zeta0``, γ = ``scale_base``), so logits carry ζ_f^{(n−m)/γ}:
+  still a function of the offset only. Designed for causal decoders (decay with distance); in a
+  bidirectional encoder it is asymmetric. Fixed.
+  """
+
+  scale_base: float = 512.0
+  zeta0: float = 0.4
+  paper = "Sun et al. 2023 (2212.10554)"
+
+  def scales(self, x_ND, omega_HFD):
+    f = self.num_pairs()
+    zeta = (jnp.arange(0, 2 * f, 2, dtype=jnp.float32) / (2 * f) + self.zeta0) / (1 + self.zeta0)
+    power = x_ND.sum(-1)[:, None, None] / self.scale_base  # [N, 1, 1]
+    q_scale = jnp.broadcast_to(zeta ** power, (x_ND.shape[0], self.num_heads, f))
+    return q_scale, 1.0 / q_scale
+
+
+class HighFreqRotary(Rotary):
+  """High-frequency-only RoPE, "HoPE" of Chen et al. 2024 (2410.21216) — not the hyperbolic HoPE.
+
+  RoPE whose low-frequency pairs are removed: a pair keeps ω_f only if it completes at least
+  ``min_cycles`` full turns over the extent of the positions (ω_f · L ≥ 2π·min_cycles, L = the
+  span of the index / of each axis + 1); the other pairs get ω = 0 and carry position-independent
+  (NoPE) content. Kills RoPE's long-term decay. Fixed.
+  """
+
+  min_cycles: float = 1.0
+  paper = "Chen et al. 2024 (2410.21216)"
+
+  def frequencies(self, x_ND, block_index):
+    omega_HFD = super().frequencies(x_ND, block_index)
+    extent_D = x_ND.max(0) - x_ND.min(0) + 1.0
+    keep = omega_HFD * extent_D >= 2 * math.pi * self.min_cycles
+    return jnp.where(keep, omega_HFD, 0.0)
+
+
+class MixedRotary(Rotary):
+  """RoPE-Mixed (Heo et al. 2024, 2403.13298): learnable per-head N-D frequencies.
+
+  θ_hf(x) = ω_hf · x with ω_hf ∈ R^D learned, so rotations mix the axes (diagonal directions).
+  ω_hf = θ_f (u_hf + δ_hf): magnitudes θ_f = base^(−f/F) over all F pairs, u_hf fixed random unit
+  directions (the paper's random-angle init; per block, from ``seed``), δ at init = σ ·
+  unit_draw(family) (σ → 0: the paper's init). Logits depend only on x_m − x_n.
+  """
+
+  coordinates: str = "coords"
+  base: float = 10.0
+  seed: int = 0
+
+  needs = "coords"
+  learnable = True
+  paper = "Heo et al. 2024 (2403.13298)"
+  scaled_params = ("freq_delta_",)
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    return Rotary.__call__(self, positions, block_index, x_BNW)
+
+  def frequencies(self, x_ND, block_index):
+    f, d, h = self.num_pairs(), x_ND.shape[-1], self.num_heads
+    u = jax.random.normal(fixed_key(self.seed, block_index), (h, f, d))
+    u = u / jnp.linalg.norm(u, axis=-1, keepdims=True)
+    theta = self.base ** (-jnp.arange(f, dtype=jnp.float32) / f)
+    delta = self.param(f"freq_delta_{block_index}", self.scaled_init(), (h, f, d))
+    return theta[None, :, None] * (u + delta)
+
+
+def simplex_directions(num_axes: int) -> np.ndarray:
+  """[K, D] unit directions of grid cells: 1-D: ±x → [1]; 2-D: 3 at 0°, 60°, 120° (hexagonal);
+  N-D: the D + 1 vertices of a regular simplex."""
+  if num_axes == 1:
+    return np.ones((1, 1), np.float32)
+  if num_axes == 2:
+    a = np.deg2rad([0.0, 60.0, 120.0])
+    return np.stack([np.cos(a), np.sin(a)], -1).astype(np.float32)
+  e = np.eye(num_axes + 1) - 1.0 / (num_axes + 1)  # simplex vertices in R^{D+1}, centred
+  basis = np.linalg.svd(e)[2][:num_axes]            # an orthonormal basis of their span
+  v = e @ basis.T
+  return (v / np.linalg.norm(v, axis=-1, keepdims=True)).astype(np.float32)
+
+
+class GridCellRotary(Rotary):
+  """GridPE, grid-cell-inspired multi-scale Fourier PE (Li et al. 2024, 2406.07049), as a rotary PE.
+
+  Pair f = (scale s, direction k) rotates by θ = (2π/λ_s) u_k · x: directions u_k of a grid cell
+  module (hexagonal in 2-D, simplex in N-D), wavelengths λ_s = λ_min · r^s with the paper's optimal
+  ratio r = e^{1/D}. The inner product of two encodings is a sum of cosines of u_k·(x_m − x_n):
+  translation-invariant, like the grid-cell code. Fixed.
+  """
+
+  coordinates: str = "coords"
+  min_wavelength: float = 2.0
+
+  needs = "coords"
+  paper = "Li et al. 2024 (2406.07049)"
+
+  def frequencies(self, x_ND, block_index):
+    d = x_ND.shape[-1]
+    dirs = simplex_directions(d)
+    f = self.num_pairs()
+    k = np.arange(f) % len(dirs)
+    s = np.arange(f) // len(dirs)
+    wavelength = self.min_wavelength * np.exp(s / d)
+    omega = (2 * np.pi / wavelength)[:, None] * dirs[k]
+    return jnp.broadcast_to(jnp.asarray(omega, jnp.float32), (self.num_heads, f, d))
+
+
+class ComplexRotary(Rotary):
+  """Complex-valued relative PE, CRPE ("Complex-valued relative positional encodings for
+  transformer", 2023; our reading of its abstract, the full text was not at hand).
+
+  Each head's q, k become complex vectors (real part = first half of the dims, imaginary part =
+  second half) multiplied by e^{i ω_f n}; the logit Re(Σ_f q̃_f conj(k̃_f)) then depends on the
+  offset only. ω_f = base^(−f/F) · exp(δ_f) with learnable δ at init = σ · unit_draw(family).
+  """
+
+  pairing: str = "half"
+  learnable = True
+  paper = "CRPE 2023 (complex-valued relative PE)"
+  scaled_params = ("log_freq_delta_",)
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    return Rotary.__call__(self, positions, block_index, x_BNW)
+
+  def frequencies(self, x_ND, block_index):
+    omega = jnp.asarray(axial_frequencies(self.num_pairs(), x_ND.shape[-1], self.base))
+    delta = self.param(f"log_freq_delta_{block_index}", self.scaled_init(),
+                       (self.num_heads,) + omega.shape)
+    return omega[None] * jnp.exp(delta)
