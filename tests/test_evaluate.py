@@ -13,7 +13,10 @@ from learnpe_jax import evaluate
 from learnpe_jax.restore import load_run
 from learnpe_jax.tasks import latin_square as ls
 from learnpe_jax.tasks import latin_square_tfds, puzzle_csv
-from test_analysis import smoke_workdir
+try:
+  from tests.test_analysis import smoke_workdir
+except ImportError:  # tests/ run as rootdir-relative modules
+  from test_analysis import smoke_workdir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
