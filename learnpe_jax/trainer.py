@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from learnpe_jax import objectives
+from learnpe_jax import objectives, sharding
 from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.optim import make_optimizer
 from learnpe_jax.pe.registry import build_pe
@@ -64,16 +64,21 @@ class Trainer:
     self.model = build_model(config, task)
     self.tx = make_optimizer(config.optim)
     self.positions = jax.tree.map(jnp.asarray, task.model_positions)
-    self.train_data = jax.device_put({k: v for k, v in task.train.items() if k != "level"})
+    self.mesh = sharding.model_mesh(axis.size)
+    models_on, everywhere = sharding.per_model(self.mesh), sharding.replicated(self.mesh)
+    state_sharding = {"models": models_on, "step": everywhere}
+    self.train_data = jax.device_put({k: v for k, v in task.train.items() if k != "level"},
+                                     everywhere)
     eval_batch = min(config.train.eval_batch_size, max(len(task.train["target"]),
                                                       len(task.test["target"])))
-    self.eval_data = {name: jax.device_put(_pad_for_eval(split, eval_batch))
+    self.eval_data = {name: jax.device_put(_pad_for_eval(split, eval_batch), everywhere)
                       for name, split in (("train", task.train), ("test", task.test))}
     self.num_levels = len(task.level_names)
-    self.init = jax.jit(self._init)
-    self.train_chunk = jax.jit(self._train_chunk, donate_argnums=0)
-    self.evaluate = jax.jit(self._evaluate, static_argnums=1)
-    self.pe_vectors = jax.jit(self._pe_vectors)
+    self.init = jax.jit(self._init, out_shardings=state_sharding)
+    self.train_chunk = jax.jit(self._train_chunk, donate_argnums=0,
+                               out_shardings=(state_sharding, models_on))
+    self.evaluate = jax.jit(self._evaluate, static_argnums=1, out_shardings=models_on)
+    self.pe_vectors = jax.jit(self._pe_vectors, out_shardings=models_on)
 
   # ---- model ---------------------------------------------------------------------------------
   def apply(self, params, batch):
