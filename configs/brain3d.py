@@ -70,11 +70,11 @@ def get_config(arg=None):
   config.optim.warmup_steps = 0
 
   config.train = ml_collections.ConfigDict()
-  config.train.batch_size = 16
-  config.train.num_steps = 1000
+  config.train.batch_size = 8
+  config.train.num_steps = 1500
   config.train.chunk_steps = 50
-  config.train.eval_every = 250
-  config.train.checkpoint_every = 250
+  config.train.eval_every = 500
+  config.train.checkpoint_every = 500
   config.train.log_every = 50
   config.train.eval_batch_size = 250
 

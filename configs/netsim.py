@@ -64,7 +64,7 @@ def get_config(arg=None):
 
   config.train = ml_collections.ConfigDict()
   config.train.batch_size = 64
-  config.train.num_steps = 2000
+  config.train.num_steps = 1500
   config.train.chunk_steps = 100
   config.train.eval_every = 500
   config.train.checkpoint_every = 500

@@ -2,7 +2,6 @@
 
 import json
 
-import ml_collections
 import numpy as np
 import pytest
 import scipy.stats

