@@ -143,10 +143,13 @@ def _token_ticks(n: int):
 
 
 # ---- recovered layouts --------------------------------------------------------------------------
-def _projection(coords):
-  """2-D view of the true coordinates: themselves (D=2), (coord, 0) for D=1, or the first two
-  principal axes for D≥3 (returns the projection matrix applied to centred points)."""
+def _projection(coords, grid: bool = False):
+  """2-D view of the true coordinates: (column, row) for a grid (drawn with row 0 on top), the
+  coordinates themselves for other 2-D layouts, (coord, 0) for D=1, or the first two principal
+  axes of the true coordinates for D≥3."""
   d = coords.shape[1]
+  if d == 2 and grid:
+    return lambda x: x[:, ::-1], ("column", "row")
   if d == 2:
     return lambda x: x, ("coordinate 0", "coordinate 1")
   if d == 1:
@@ -179,7 +182,8 @@ def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: s
   least-squares fit either way)."""
   models = analysis["models"]
   reps = representatives(models, k)
-  proj, (xlabel, ylabel) = _projection(coords)
+  grid = analysis.get("grid_shape") is not None and len(analysis["grid_shape"]) == 2
+  proj, (xlabel, ylabel) = _projection(coords, grid)
   true2 = proj(coords)
   edges = _neighbour_edges(coords)
   n = coords.shape[0]
@@ -214,6 +218,8 @@ def layouts(analysis: dict, pe, coords, labels=None, k: int = 4, mds_distance: s
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    if grid:
+      ax.invert_yaxis()
   handles, names = axes[0, 0].get_legend_handles_labels()
   fig.legend(handles, names, loc="outside lower center", ncol=2)
   what = "atlas (projected)" if coords.shape[1] >= 3 else "true layout"
@@ -329,7 +335,8 @@ def training_curves(rows: list[dict], score: str):
         steps = sorted(set.intersection(*[set(c[:, 0]) for c in curves.values()]))
         mean = [np.nanmean([c[c[:, 0] == s, 1][0] for c in curves.values()]) for s in steps]
         label = _sigma_label(sigma) + (f", lr {lr:g}" if len(lrs) > 1 else "")
-        ax.plot(steps, mean, color=color, lw=2, label=label, ls=["-", "--", ":", "-."][k % 4])
+        ax.plot(steps, mean, color=color, lw=2, label=label, ls=["-", "--", ":", "-."][k % 4],
+                marker="o", ms=3)
     ax.set_title(title)
     ax.set_xlabel("step")
   axes[0, -1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), title="init scale")
