@@ -106,3 +106,14 @@ def test_cli_prints_per_condition_table(workdir, tmp_path):
   assert r.returncode == 0, r.stderr[-2000:]
   assert "| σ | seeds | accuracy | binary | ternary | quaternary | accuracy, noise sd 0.5 |" in r.stdout
   assert os.path.exists(os.path.join(workdir, "eval_mine.json"))
+
+
+def test_a_run_on_another_task_is_refused_in_one_line(tmp_path, data_dir):
+  from configs import netsim
+  from learnpe_jax.errors import UserError
+  config = netsim.get_config("smoke")
+  (tmp_path / "config.json").write_text(config.to_json_best_effort())
+  puzzle_csv.write_puzzles(str(tmp_path / "p.csv"), np.array([[1, 2, 3, 5] + [0] * 12]),
+                           np.array([4]))
+  with pytest.raises(UserError, match="is a 'netsim' run; evaluate scores Latin Square Task"):
+    evaluate.evaluate(str(tmp_path), str(tmp_path / "p.csv"))
