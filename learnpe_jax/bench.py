@@ -62,9 +62,11 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
   compiled = lowered.compile()
   compile_sec = time.perf_counter() - t0
   steps = config.train.chunk_steps
-  # XLA's cost analysis counts a loop body once, so analyse one vmapped step of all models.
-  one_step = jax.jit(jax.vmap(trainer._train_step, in_axes=(0, None)))
-  cost = one_step.lower(state["models"], state["step"]).compile().cost_analysis()
+  # XLA's cost analysis counts a loop body once, so analyse a chunk of one step.
+  one_step_config = config.copy_and_resolve_references()
+  one_step_config.train.chunk_steps = 1
+  one_step = Trainer(one_step_config, task, model_axis(config))
+  cost = one_step.train_chunk.lower(one_step.init()).compile().cost_analysis()
   cost = cost[0] if isinstance(cost, (list, tuple)) else cost
   flops_per_model_step = float(cost.get("flops", float("nan"))) / num_models
   state, m = compiled(state)  # warm-up

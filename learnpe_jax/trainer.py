@@ -37,12 +37,9 @@ def build_model(config, task: TaskData, pe_init_scale=1.0) -> Encoder:
                  dtype=jnp.dtype(m.dtype))
 
 
-def batch_indices(key, step, num_examples: int, batch_size: int):
-  """Shuffled epochs without replacement: batch ``step`` of the permutation of its epoch."""
-  per_epoch = num_examples // batch_size
-  epoch, i = step // per_epoch, step % per_epoch
-  perm = jax.random.permutation(jax.random.fold_in(key, epoch), num_examples)
-  return jax.lax.dynamic_slice_in_dim(perm, i * batch_size, batch_size)
+def epoch_permutation(key, epoch, num_examples: int):
+  """The shuffled order of epoch ``epoch`` (sampling without replacement within an epoch)."""
+  return jax.random.permutation(jax.random.fold_in(key, epoch), num_examples)
 
 
 def _pad_for_eval(split: dict[str, np.ndarray], batch: int):
@@ -102,10 +99,15 @@ class Trainer:
     return {"models": models, "step": jnp.zeros((), jnp.int32)}
 
   # ---- train ---------------------------------------------------------------------------------
-  def _train_step(self, model_state, step):
-    c = self.config.train
-    idx = batch_indices(model_state["data_key"], step, len(self.task.train["target"]),
-                        c.batch_size)
+  def _steps_per_epoch(self) -> int:
+    return len(self.task.train["target"]) // self.config.train.batch_size
+
+  def _train_step(self, model_state, step, perms_EN, first_epoch):
+    """One step of one model. Its batch is slice ``step % steps_per_epoch`` of the permutation of
+    epoch ``step // steps_per_epoch`` (row ``epoch − first_epoch`` of ``perms_EN``)."""
+    per_epoch, batch_size = self._steps_per_epoch(), self.config.train.batch_size
+    perm = perms_EN[step // per_epoch - first_epoch]
+    idx = jax.lax.dynamic_slice_in_dim(perm, (step % per_epoch) * batch_size, batch_size)
     batch = jax.tree.map(lambda a: a[idx], self.train_data)
 
     def loss_fn(params):
@@ -131,18 +133,28 @@ class Trainer:
     return new_state, metrics
 
   def _train_chunk(self, state):
-    """``chunk_steps`` train steps for every model; returns the state and per-model chunk means."""
-    steps = state["step"] + jnp.arange(self.config.train.chunk_steps, dtype=jnp.int32)
-    step_all = jax.vmap(self._train_step, in_axes=(0, None))
+    """``chunk_steps`` train steps for every model; returns the state and per-model chunk means.
+
+    The epoch permutations a chunk touches are drawn once per chunk (a sort of the training set
+    per model and epoch), not once per step.
+    """
+    chunk, per_epoch = self.config.train.chunk_steps, self._steps_per_epoch()
+    first_epoch = state["step"] // per_epoch
+    epochs = first_epoch + jnp.arange(chunk // per_epoch + 2)
+    num_train = len(self.task.train["target"])
+    perms_MEN = jax.vmap(lambda key: jax.vmap(
+        lambda e: epoch_permutation(key, e, num_train))(epochs))(state["models"]["data_key"])
+    steps = state["step"] + jnp.arange(chunk, dtype=jnp.int32)
+    step_all = jax.vmap(self._train_step, in_axes=(0, None, 0, None))
 
     def body(carry, step):
       models, metrics = carry
-      models, step_metrics = step_all(models, step)
+      models, step_metrics = step_all(models, step, perms_MEN, first_epoch)
       return (models, metrics.merge(step_metrics)), None
 
     empty = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(self.axis.size))
     (models, metrics), _ = jax.lax.scan(body, (state["models"], empty), steps)
-    return ({"models": models, "step": state["step"] + self.config.train.chunk_steps},
+    return ({"models": models, "step": state["step"] + chunk},
             jax.vmap(lambda m: m.compute())(metrics))
 
   # ---- eval ----------------------------------------------------------------------------------
