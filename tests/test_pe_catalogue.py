@@ -239,10 +239,12 @@ def test_sinusoidal_nd_matches_numpy(kind, width):
 def test_legendre_features_orthogonal_polynomials():
   from learnpe_jax.pe.features import legendre_polynomials
   x = np.linspace(-1, 1, 7)
-  p = np.asarray(legendre_polynomials(jnp.asarray(x), 4))
+  p = np.asarray(legendre_polynomials(jnp.asarray(x), 4, normalized=True))
   ref = np.stack([np.polynomial.legendre.Legendre.basis(k)(x) * np.sqrt(2 * k + 1)
                   for k in range(4)], -1)
   np.testing.assert_allclose(p, ref, atol=1e-5)
+  raw = np.asarray(legendre_polynomials(jnp.asarray(x), 4))
+  np.testing.assert_allclose(raw, ref / np.sqrt(2 * np.arange(4) + 1), atol=1e-5)
 
 
 # ---- CPE / PEG: translation-equivariant on the grid -----------------------------------------
@@ -347,3 +349,19 @@ def test_catalogue_cli(tmp_path, capsys):
   main(["--markdown", str(tmp_path / "cat.md")])
   text = (tmp_path / "cat.md").read_text()
   assert text.count("\n| `") == len(NAMES)
+
+
+@pytest.mark.parametrize("name", ["rope_mixed", "peg", "learned_coords_rope", "urpe_nd"])
+def test_sigma_is_a_traced_per_model_array(name):
+  """σ enters as a vmapped array (one compiled init for every σ), as in the trainer."""
+  positions = as_jnp(positions_of("2d"))
+  x = stream_for(positions)
+  sigmas = jnp.array([0.5, 2.0])
+  params = jax.vmap(lambda s: make_mini(name, positions, s).init(jax.random.PRNGKey(0), x,
+                                                                  positions)["params"])(sigmas)
+  prefixes = get_spec(name).module.scaled_params
+  flat = jax.tree_util.tree_flatten_with_path(params["pe"])[0]
+  scaled = [v for path, v in flat if any(str(getattr(k, "key", "")).startswith(prefixes)
+                                         for k in path)]
+  norms = [math.sqrt(sum(float(jnp.sum(v[i] ** 2)) for v in scaled)) for i in range(2)]
+  np.testing.assert_allclose(norms[1] / norms[0], 4.0, rtol=1e-4)

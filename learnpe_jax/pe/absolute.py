@@ -232,7 +232,7 @@ class Legendre(PositionalEncoding):
   """Legendre-polynomial PE ("PoPE", Aggarwal 2024, 2405.04585 — not the other PoPE), N-D.
 
   Each axis is mapped onto [−1, 1] (min/max over the tokens); add = the tensor product over axes of
-  the orthogonal Legendre polynomials sqrt(2k+1)·P_k(x̂_d), k < K, i.e. features
+  the orthogonal Legendre polynomials P_k(x̂_d) ∈ [−1, 1], k < K, i.e. features
   Π_d P_{k_d}(x̂_d) for all (k_1 … k_D), K = ``max_degree`` or ⌊W^{1/D}⌋ (capped at the number of
   distinct positions); channels beyond K^D are zero. Fixed.
   """

@@ -42,14 +42,16 @@ def sinusoidal_features(x_ND: jax.Array, width: int, base: float = 10000.0,
   return jnp.pad(feats, pad)
 
 
-def legendre_polynomials(x: jax.Array, degree: int) -> jax.Array:
-  """[..., degree] the Legendre polynomials P_0 … P_{degree-1} at x ∈ [-1, 1], each scaled by
-  sqrt(2k + 1) (unit mean square on [-1, 1]). Bonnet: (k+1)P_{k+1} = (2k+1) x P_k − k P_{k−1}."""
+def legendre_polynomials(x: jax.Array, degree: int, normalized: bool = False) -> jax.Array:
+  """[..., degree] the Legendre polynomials P_0 … P_{degree-1} at x ∈ [-1, 1] (values in [-1, 1]),
+  or with ``normalized`` each scaled by sqrt(2k + 1) (unit mean square on [-1, 1]).
+  Bonnet's recursion: (k+1) P_{k+1} = (2k+1) x P_k − k P_{k−1}."""
   polys = [jnp.ones_like(x), x]
   for k in range(1, degree - 1):
     polys.append(((2 * k + 1) * x * polys[k] - k * polys[k - 1]) / (k + 1))
   polys = polys[:degree]
-  return jnp.stack([p * np.sqrt(2 * k + 1) for k, p in enumerate(polys)], -1)
+  scale = [np.sqrt(2 * k + 1) if normalized else 1.0 for k in range(degree)]
+  return jnp.stack([p * c for p, c in zip(polys, scale)], -1)
 
 
 def normalize_to_unit_box(x_ND: jax.Array) -> jax.Array:

@@ -8,6 +8,10 @@ parameters that σ scales in its class attribute ``scaled_params``. They are of 
     the parameter is δ = σ · unit_draw(init family) and the PE uses init·exp(δ) or 1 + δ,
     so σ → 0 recovers the paper's init exactly.
 Other parameters (MLP hidden layers, LayerNorms) use Flax's defaults; each docstring says which.
+
+Note: the field ``init`` (the initializer family, ``config.model.pe.init``) shadows
+``nn.Module.init`` on a PE instance; to initialise a PE on its own call
+``nn.Module.init(pe, key, positions, block_index)`` (inside an Encoder nothing changes).
 """
 
 from __future__ import annotations
