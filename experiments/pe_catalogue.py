@@ -150,6 +150,14 @@ def markdown_table(rows, args, command) -> str:
     cells += [_cell(r["train_accuracy"]), _cell(r.get("pe_rsa")), _cell(r.get("pe_rsa_init")),
               f"{r['seconds']:.0f}" if r.get("seconds") else "—"]
     lines.append("| " + " | ".join(cells) + " |")
+  lines += ["", "Reading the table:", "",
+            "- Every PE runs with its registered defaults. With a single attention head ALiBi's "
+            "slope rule gives m = 2^-8, so `alibi*`, `hype` and `learned_coords_alibi` are ≈ NoPE "
+            "here; set `config.model.pe.slope_exponent` (e.g. 1) for a stronger bias.",
+            "- `learned_coords*` start with every token near the origin (σ-scaled coordinates) and "
+            "need many more steps than this budget to spread them out.",
+            "- `time_continuous*` on the grid's coordinates equal `sinusoidal_nd*` by construction "
+            "(the timestamps are the coordinates)."]
   return "\n".join(lines) + "\n"
 
 
