@@ -26,9 +26,9 @@ import scipy.spatial.distance
 
 # Generator parameters (config.data fields) and their defaults; they name the cached dataset.
 GENERATOR_DEFAULTS = {
-    "g_global": 0.1, "g_dist": 0.4, "length_scale_mm": 20.0, "g_net": 0.0,
+    "g_global": 0.1, "g_dist": 1.0, "length_scale_mm": 20.0, "g_net": 0.0,
     "within_between_ratio": 2.0,  # > 0: calibrate g_net to this ratio; 0: use g_net as given
-    "lowrank_rank": 5, "lowrank_scale": 0.3, "private_var": 0.5, "ar_coef": 0.5,
+    "lowrank_rank": 5, "lowrank_scale": 0.3, "private_var": 0.3, "ar_coef": 0.5,
     "num_train_subjects": 40, "num_test_subjects": 10, "num_time_points": 50, "seed": 0,
 }
 
