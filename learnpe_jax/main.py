@@ -18,6 +18,12 @@ from learnpe_jax.preemption import Preempted
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Config file, e.g. configs/grid2d.py.",
                                           lock_config=True)
 _WORKDIR = flags.DEFINE_string("workdir", None, "Directory for checkpoints, metrics and summary.")
+_DISTRIBUTED = flags.DEFINE_bool(
+    "distributed", False, "Call jax.distributed.initialize() first (TPU pods and SLURM are "
+    "auto-detected; elsewhere give the three flags below). Every process runs the same command.")
+_COORDINATOR = flags.DEFINE_string("coordinator_address", None, "host:port of process 0.")
+_NUM_PROCESSES = flags.DEFINE_integer("num_processes", None, "Number of processes.")
+_PROCESS_ID = flags.DEFINE_integer("process_id", None, "This process's index.")
 flags.mark_flags_as_required(["config", "workdir"])
 
 
@@ -64,6 +70,9 @@ def main(argv):
   if len(argv) > 1:
     _fail(f"unexpected arguments {argv[1:]}; use --config.field=value for overrides")
   from learnpe_jax import train  # after flag parsing: keeps `--help` fast
+  if _DISTRIBUTED.value:
+    from learnpe_jax import sharding
+    sharding.initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
   try:
     config = _CONFIG.value
     config.get("task")  # config_flags reports a missing or broken file only on first use

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import collections
 
-import jax
 import numpy as np
+
+from learnpe_jax import sharding
 
 
 def score_name(task) -> str:
@@ -27,9 +28,9 @@ def eval_fields(task, split: str, result: dict, i: int) -> dict:
 def summarize(trainer, state, init_pe: list[dict], final_pe: list[dict], config) -> dict:
   task = trainer.task
   params = state["models"]["params"]
-  train = jax.device_get(trainer.evaluate(params, "train"))
-  test = jax.device_get(trainer.evaluate(params, "test"))
-  diverged = np.asarray(state["models"]["diverged_step"])
+  train = sharding.to_host(trainer.evaluate(params, "train"))
+  test = sharding.to_host(trainer.evaluate(params, "test"))
+  diverged = sharding.to_host(state["models"]["diverged_step"])
   models = []
   for i, rec in enumerate(trainer.axis.records):
     row = {"model": i, **rec}

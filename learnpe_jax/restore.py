@@ -14,6 +14,7 @@ import os
 import ml_collections
 import numpy as np
 
+from learnpe_jax import sharding
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.errors import UserError
 from learnpe_jax.sweep import ModelAxis, model_axis
@@ -41,7 +42,7 @@ class Run:
 
   def pe_vectors(self) -> np.ndarray | None:
     v = self.trainer.pe_vectors(self.params)
-    return None if v is None else np.asarray(v)
+    return None if v is None else sharding.to_host(v)
 
   def summary(self) -> dict | None:
     path = os.path.join(self.workdir, "summary.json")

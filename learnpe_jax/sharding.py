@@ -32,3 +32,27 @@ def per_model(mesh: Mesh) -> NamedSharding:
 
 def replicated(mesh: Mesh) -> NamedSharding:
   return NamedSharding(mesh, P())
+
+
+def to_host(tree):
+  """Pull (possibly sharded, possibly multi-process) arrays to numpy on every process."""
+  if jax.process_count() > 1:
+    from jax.experimental import multihost_utils
+    return multihost_utils.process_allgather(tree, tiled=True)
+  return jax.device_get(tree)
+
+
+def is_writer() -> bool:
+  """Only process 0 writes files and prints; every process computes and checkpoints."""
+  return jax.process_index() == 0
+
+
+def initialize_distributed(coordinator_address=None, num_processes=None, process_id=None) -> None:
+  """``jax.distributed.initialize``: auto-detected on TPU pods and SLURM, or given explicitly
+  (e.g. two processes on one machine: ``localhost:12355``, 2, 0|1). On CPU, collectives use gloo."""
+  if (jax.config.jax_platforms or "cpu") == "cpu":
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+  jax.distributed.initialize(coordinator_address=coordinator_address, num_processes=num_processes,
+                             process_id=process_id)
+  logging.info("Process %d of %d; %d local and %d global devices.", jax.process_index(),
+               jax.process_count(), jax.local_device_count(), jax.device_count())

@@ -15,7 +15,7 @@ from absl import logging
 import jax
 import numpy as np
 
-from learnpe_jax import config_validation, preemption, report
+from learnpe_jax import config_validation, preemption, report, sharding
 from learnpe_jax.analysis.pe_metrics import pe_metrics
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.sweep import model_axis
@@ -29,15 +29,15 @@ def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
   vectors = trainer.pe_vectors(params)
   if vectors is None:
     return [{} for _ in range(trainer.axis.size)]
-  return [pe_metrics(v, trainer.task, config) for v in np.asarray(vectors)]
+  return [pe_metrics(v, trainer.task, config) for v in sharding.to_host(vectors)]
 
 
 def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:
   """One metrics.jsonl row per model at the current step."""
   step = int(state["step"])
-  test = jax.device_get(trainer.evaluate(state["models"]["params"], "test"))
+  test = sharding.to_host(trainer.evaluate(state["models"]["params"], "test"))
   pe = _per_model_pe_analysis(trainer, state["models"]["params"], config)
-  diverged = np.asarray(state["models"]["diverged_step"])
+  diverged = sharding.to_host(state["models"]["diverged_step"])
   rows = []
   for i, rec in enumerate(trainer.axis.records):
     row = {"step": step, "model": i, **rec}
@@ -54,7 +54,7 @@ def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:
 def train_and_evaluate(config, workdir: str) -> dict:
   """Train every model of ``config``'s sweep; returns the summary (also in workdir/summary.json)."""
   config_validation.validate(config)
-  wd = Workdir(workdir)
+  wd = Workdir(workdir, writer=sharding.is_writer())
   task = load_task(config)
   config_validation.validate_with_task(config, task)
   wd.prepare(json.loads(config.to_json_best_effort()), resume=config.resume)
@@ -84,7 +84,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
     while int(state["step"]) < c.num_steps:
       t_chunk = time.time()
       state, metrics = trainer.train_chunk(state)
-      metrics = jax.device_get(metrics)  # one pull per chunk
+      metrics = sharding.to_host(metrics)  # one pull per chunk
       step = int(state["step"])
       if compiled_at is None:
         compiled_at = time.time() - t0
@@ -107,6 +107,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
 
   summary = report.summarize(trainer, state, init_pe, _per_model_pe_analysis(
       trainer, state["models"]["params"], config), config)
-  write_json(wd.file("summary.json"), summary)
-  print(report.format_table(summary))
+  if sharding.is_writer():
+    write_json(wd.file("summary.json"), summary)
+    print(report.format_table(summary))
   return summary

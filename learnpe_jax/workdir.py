@@ -63,8 +63,10 @@ def _flatten(d, prefix=""):
 
 
 class Workdir:
+  """The run's folder. With several processes only the ``writer`` (process 0) writes files."""
 
-  def __init__(self, path: str):
+  def __init__(self, path: str, writer: bool = True):
+    self.writer = writer
     self.path = os.path.abspath(os.path.expanduser(path))
     try:
       os.makedirs(self.path, exist_ok=True)
@@ -92,9 +94,10 @@ class Workdir:
             f"workdir {self.path} holds a run with a different config ({k}: {old.get(k)!r} there, "
             f"{new.get(k)!r} now; {len(changed)} field(s) differ); use another --workdir or "
             f"--config.resume=false to start over (the old run is kept in a subfolder)")
-      if changed or not resume:
+      if (changed or not resume) and self.writer:
         self._move_aside()
-    write_json(path, config_dict)
+    if self.writer:
+      write_json(path, config_dict)
 
   def _move_aside(self) -> None:
     aside = os.path.join(self.path, time.strftime("previous_%Y%m%d_%H%M%S"))
@@ -120,10 +123,14 @@ class Workdir:
 
   def truncate_metrics(self, last_step: int) -> None:
     """Keep only rows with step ≤ ``last_step`` (the checkpoint a resumed run starts from)."""
+    if not self.writer:
+      return
     rows = [r for r in self.read_metrics() if r["step"] <= last_step]
     atomic_write_text(self.file("metrics.jsonl"), "".join(json.dumps(r) + "\n" for r in rows))
 
   def append_metrics(self, rows: list[dict]) -> None:
+    if not self.writer:
+      return
     with open(self.file("metrics.jsonl"), "a") as f:
       f.write("".join(json.dumps(json_safe(r), allow_nan=False) + "\n" for r in rows))
       f.flush()
