@@ -8,7 +8,8 @@ masked-region reconstruction. Positions are unknown to the model (learned PEs on
 ``--config.data.coords_known=True``.
 
 Variants (comma-separated, combinable):
-  (none)     the CPU default (≈ 15 min on 2 shared cores): 3 σ × 2 seeds, width 32, 1 block.
+  (none)     the CPU default (12 min measured on 2 shared cores): 3 σ × 2 seeds, width 32, 1 block,
+             lr 1e-2, batch 8, 2,000 steps.
   smoke      a sub-minute run for tests: 2 σ × 1 seed, a small dataset, a few steps.
   next_step  next-step prediction instead of masked-region reconstruction.
   pe=NAME    another PE from the catalogue (coordinate PEs need data.coords_known=True).

@@ -6,7 +6,8 @@ node's next state (or reconstructs masked nodes). Learned PE, σ swept; PE–geo
 hidden node positions and modularity against the module labels.
 
 Variants (comma-separated, combinable):
-  (none)   the CPU default (≈ 15 min on 2 shared cores): 4 σ × 2 seeds, width 32, 2 blocks.
+  (none)   the CPU default (15 min measured on 2 shared cores): 4 σ × 2 seeds, width 32, 2 blocks,
+           1,500 steps.
   smoke    a sub-minute run for tests: 2 σ × 2 seeds, a small dataset, a few dozen steps.
   masked   masked-node reconstruction instead of next-step prediction.
   pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields.
