@@ -6,7 +6,7 @@ import math
 
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.encoder import NORMS, PE_PLACEMENTS, PE_SHARING, READOUTS
-from learnpe_jax.pe.registry import get_spec, pe_kwargs
+from learnpe_jax.pe.registry import check_pe_for_task, get_spec, pe_kwargs
 
 
 def _choice(config, field, allowed):
@@ -82,6 +82,7 @@ def validate_with_task(config, task) -> None:
     raise ConfigError("model.pe.name", spec.name,
                       f"a PE that needs no coordinates: task {task.name!r} keeps token positions "
                       f"unknown to the model")
+  check_pe_for_task(config, task.model_positions)  # e.g. a conv PE needs a token grid
   num_train = len(task.train["target"])
   if config.train.batch_size > num_train:
     raise ConfigError("train.batch_size", config.train.batch_size,

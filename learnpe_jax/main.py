@@ -60,8 +60,14 @@ def parse_flags(argv):
 class _QuietLibraries:
   """Show INFO lines of learnpe_jax only; libraries (orbax, jax, tfds) speak from WARNING up."""
 
+  BENIGN = ("Using custom data configuration",)  # tfds, for every generated dataset variant
+
   def filter(self, record):
     import logging as py_logging
+    if str(record.msg).startswith(self.BENIGN):
+      return False
+    if "orbax" in record.pathname:  # checkpoint problems surface as our own one-line errors
+      return record.levelno >= py_logging.CRITICAL
     return record.levelno >= py_logging.WARNING or "learnpe_jax" in record.pathname
 
 

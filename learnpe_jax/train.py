@@ -57,7 +57,8 @@ def train_and_evaluate(config, workdir: str) -> dict:
   wd = Workdir(workdir, writer=sharding.is_writer())
   task = load_task(config)
   config_validation.validate_with_task(config, task)
-  wd.prepare(json.loads(config.to_json_best_effort()), resume=config.resume)
+  config_dict = json.loads(config.to_json_best_effort())
+  wd.prepare(config_dict, resume=config.resume)
   axis = model_axis(config)
   logging.info("Sweep of %d models (σ × lr × seeds), task %s with %d tokens, PE %s.",
                axis.size, task.name, task.num_tokens, config.model.pe.name)
@@ -67,6 +68,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
   state = trainer.init()
   ckpt = Checkpointer(wd.file("checkpoints"))
   restored = ckpt.restore_latest(state)
+  wd.record_config(config_dict)
   if restored is not None:
     state = restored
     logging.info("Resumed from checkpoint at step %d.", int(state["step"]))

@@ -79,25 +79,29 @@ class Workdir:
     return os.path.join(self.path, name)
 
   def prepare(self, config_dict: dict, resume: bool) -> None:
-    """Record the config; refuse a workdir that holds a different run unless ``resume`` is False,
-    in which case the earlier run's files are moved aside (never deleted)."""
+    """Refuse a workdir that holds a different run unless ``resume`` is False, in which case the
+    earlier run's files are moved aside (never deleted). Writes nothing else: the config is
+    recorded by ``record_config`` once the run has started (so a failed start changes nothing)."""
     path = self.file("config.json")
-    if os.path.exists(path):
-      with open(path) as f:
-        old = _flatten(json.load(f))
-      new = _flatten(json.loads(json.dumps(config_dict)))
-      changed = sorted(k for k in set(old) | set(new)
-                       if old.get(k) != new.get(k) and k not in RESUMABLE_FIELDS)
-      if changed and resume:
-        k = changed[0]
-        raise UserError(
-            f"workdir {self.path} holds a run with a different config ({k}: {old.get(k)!r} there, "
-            f"{new.get(k)!r} now; {len(changed)} field(s) differ); use another --workdir or "
-            f"--config.resume=false to start over (the old run is kept in a subfolder)")
-      if (changed or not resume) and self.writer:
-        self._move_aside()
+    if not os.path.exists(path):
+      return
+    with open(path) as f:
+      old = _flatten(json.load(f))
+    new = _flatten(json.loads(json.dumps(config_dict)))
+    changed = sorted(k for k in set(old) | set(new)
+                     if old.get(k) != new.get(k) and k not in RESUMABLE_FIELDS)
+    if changed and resume:
+      k = changed[0]
+      raise UserError(
+          f"workdir {self.path} holds a run with a different config ({k}: {old.get(k)!r} there, "
+          f"{new.get(k)!r} now; {len(changed)} field(s) differ); use another --workdir or "
+          f"--config.resume=false to start over (the old run is kept in a subfolder)")
+    if (changed or not resume) and self.writer:
+      self._move_aside()
+
+  def record_config(self, config_dict: dict) -> None:
     if self.writer:
-      write_json(path, config_dict)
+      write_json(self.file("config.json"), config_dict)
 
   def _move_aside(self) -> None:
     aside = os.path.join(self.path, time.strftime("previous_%Y%m%d_%H%M%S"))

@@ -184,7 +184,12 @@ def check_pe_for_task(config, positions) -> None:
   from learnpe_jax.models.encoder import pe_block_indices  # pylint: disable=g-import-not-at-top
   m = config.model
   pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=positions.num_tokens)
-  pe.check(positions, pe_block_indices(m.depth, m.pe_placement, m.pe_sharing))
+  try:
+    pe.check(positions, pe_block_indices(m.depth, m.pe_placement, m.pe_sharing))
+  except ConfigError as e:  # name the PE as the user did, not by its class
+    if e.field != "model.pe.name":
+      raise
+    raise ConfigError(e.field, m.pe.name, e.allowed) from None
 
 
 def catalogue_rows() -> list[dict[str, str]]:

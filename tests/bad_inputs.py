@@ -1,0 +1,226 @@
+"""Every bad input we try, the command that feeds it, and the one-line message it gets.
+
+Used by ``tests/test_bad_inputs.py`` (each must exit non-zero with exactly one line on stderr, and
+leave the workdir's files untouched) and by ``python -m tests.bad_inputs`` which rewrites
+``docs/bad_inputs.md`` from the same cases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+from typing import Callable
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAIN = [sys.executable, "-m", "learnpe_jax.main"]
+EVALUATE = [sys.executable, "-m", "learnpe_jax.evaluate"]
+GRID = "--config=configs/grid2d.py:smoke"
+BRAIN = "--config=configs/brain3d.py:smoke"
+GOOD_ROW = "1,2,3,5,0,0,0,0,0,0,0,0,0,0,0,0,4"
+
+
+@dataclasses.dataclass
+class Case:
+  name: str
+  what: str          # the bad input, in words
+  build: Callable    # (tmp_dir, env) -> argv; may write files under tmp_dir
+  needs_run: bool = False  # uses env.run: a finished smoke run's workdir (copied per case)
+
+
+@dataclasses.dataclass
+class Env:
+  data_dir: str
+  run: str | None = None  # a finished smoke run
+
+
+def _write(tmp, name, text):
+  path = os.path.join(tmp, name)
+  with open(path, "w") as f:
+    f.write(text)
+  return path
+
+
+def _npy(tmp, name, array):
+  path = os.path.join(tmp, name)
+  np.save(path, array)
+  return path
+
+
+def _copy_run(tmp, env):
+  dst = os.path.join(tmp, "run")
+  shutil.copytree(env.run, dst)
+  return dst
+
+
+def _grid(*overrides):
+  return lambda tmp, env: MAIN + [GRID, f"--workdir={tmp}/w",
+                                  f"--config.data.data_dir={env.data_dir}", *overrides]
+
+
+def _brain_file(make):
+  def build(tmp, env):
+    return MAIN + [BRAIN, f"--workdir={tmp}/w", f"--config.data.data_dir={env.data_dir}",
+                   f"--config.data.path={make(tmp)}"]
+  return build
+
+
+def _evaluate_file(make):
+  def build(tmp, env):
+    return EVALUATE + [f"--workdir={env.run}", f"--puzzles={make(tmp)}"]
+  return build
+
+
+def _corrupt_checkpoint(tmp, env):
+  run = _copy_run(tmp, env)
+  ckpts = os.path.join(run, "checkpoints")
+  latest = max(int(d) for d in os.listdir(ckpts) if d.isdigit())
+  for root, _, files in os.walk(os.path.join(ckpts, str(latest))):
+    for f in files:
+      with open(os.path.join(root, f), "r+b") as fh:
+        fh.truncate(os.path.getsize(os.path.join(root, f)) // 3)
+  return MAIN + [GRID, f"--workdir={run}", f"--config.data.data_dir={env.data_dir}",
+                 "--config.train.num_steps=300"]
+
+
+def _other_config(tmp, env):
+  run = _copy_run(tmp, env)
+  return MAIN + [GRID, f"--workdir={run}", f"--config.data.data_dir={env.data_dir}",
+                 "--config.model.width=16"]
+
+
+def _truncated_npy(tmp):
+  path = _npy(tmp, "cut.npy", np.random.default_rng(0).normal(size=(50, 360)).astype(np.float32))
+  with open(path, "r+b") as f:
+    f.truncate(os.path.getsize(path) // 2)
+  return path
+
+
+def _nan_series(tmp):
+  x = np.random.default_rng(0).normal(size=(50, 360))
+  x[7, 3] = np.nan
+  return _npy(tmp, "nan.npy", x)
+
+
+def _constant_region(tmp):
+  x = np.random.default_rng(0).normal(size=(50, 360))
+  x[:, 11] = 1.0
+  return _npy(tmp, "constant.npy", x)
+
+
+def _bad_coords(tmp, env):
+  x = _npy(tmp, "series.npy", np.random.default_rng(0).normal(size=(50, 20)))
+  coords = _npy(tmp, "coords.npy", np.zeros((19, 3)))
+  return MAIN + [BRAIN, f"--workdir={tmp}/w", f"--config.data.data_dir={env.data_dir}",
+                 f"--config.data.path={x}", f"--config.data.coords_path={coords}"]
+
+
+CASES = [
+    # config
+    Case("unknown_field", "misspelled config field", _grid("--config.model.widht=64")),
+    Case("unknown_pe", "unknown PE name", _grid("--config.model.pe.name=rotary")),
+    Case("unknown_pe_field", "field the PE does not have", _grid("--config.model.pe.foo=1")),
+    Case("sigma_zero", "σ ≤ 0", _grid("--config.sweep.pe_init_scale=(0.0,1.0)")),
+    Case("empty_seeds", "empty sweep", _grid("--config.sweep.seeds=()")),
+    Case("heads", "heads not dividing the width", _grid("--config.model.num_heads=5")),
+    Case("readout", "value not among the choices", _grid("--config.model.readout=first")),
+    Case("negative_lr", "negative learning rate", _grid("--config.optim.learning_rate=-1")),
+    Case("not_a_number", "text where a number belongs", _grid("--config.model.width=abc")),
+    Case("eval_every", "eval interval not a multiple of the chunk",
+         _grid("--config.train.eval_every=75")),
+    Case("batch", "batch larger than the training set", _grid("--config.train.batch_size=100000")),
+    Case("variant", "unknown config variant",
+         lambda tmp, env: MAIN + ["--config=configs/grid2d.py:smok", f"--workdir={tmp}/w"]),
+    Case("config_file", "config file that does not exist",
+         lambda tmp, env: MAIN + ["--config=configs/nope.py", f"--workdir={tmp}/w"]),
+    Case("coords_unknown", "coordinate PE on a task whose positions are unknown",
+         lambda tmp, env: MAIN + [BRAIN, f"--workdir={tmp}/w",
+                                  f"--config.data.data_dir={env.data_dir}",
+                                  "--config.model.pe.name=sinusoidal_nd"]),
+    # workdir and checkpoints
+    Case("other_config", "workdir holding a run of another config", _other_config, True),
+    Case("unwritable", "unwritable workdir",
+         lambda tmp, env: MAIN + [GRID, "--workdir=/proc/learnpe_jax_run"]),
+    Case("corrupt_checkpoint", "corrupt checkpoint", _corrupt_checkpoint, True),
+    # puzzle files (evaluate)
+    Case("puzzles_empty", "empty puzzle file", _evaluate_file(lambda t: _write(t, "e.csv", "")),
+         True),
+    Case("puzzles_missing", "puzzle file that does not exist",
+         _evaluate_file(lambda t: os.path.join(t, "missing.csv")), True),
+    Case("puzzles_truncated", "truncated row",
+         _evaluate_file(lambda t: _write(t, "cut.csv", GOOD_ROW + "\n1,2,3,5,0,0\n")), True),
+    Case("puzzles_not_latin", "not a Latin square",
+         _evaluate_file(lambda t: _write(t, "nl.csv", "1,1,3,5" + ",0" * 12 + ",4\n")), True),
+    Case("puzzles_no_query", "no query cell",
+         _evaluate_file(lambda t: _write(t, "nq.csv", "1,2,3,4" + ",0" * 12 + ",4\n")), True),
+    Case("puzzles_answer", "answer inconsistent with the grid",
+         _evaluate_file(lambda t: _write(t, "ans.csv", GOOD_ROW[:-1] + "2\n")), True),
+    Case("puzzles_dtype", "non-integer cell codes",
+         _evaluate_file(lambda t: _write(t, "dt.csv", GOOD_ROW + "\n1.5" + ",0" * 15 + ",4\n")),
+         True),
+    Case("puzzles_nan", "NaN in a puzzle row",
+         _evaluate_file(lambda t: _write(t, "nan.csv", "nan,2,3,5" + ",0" * 12 + ",4\n")), True),
+    Case("puzzles_binary", "a binary (non-text) file",
+         _evaluate_file(lambda t: (open(os.path.join(t, "b.csv"), "wb").write(b"\xff\xfe\x00\x81"),
+                                   os.path.join(t, "b.csv"))[1]), True),
+    # brain files
+    Case("brain_missing", "brain file that does not exist",
+         _brain_file(lambda t: os.path.join(t, "missing.npy"))),
+    Case("brain_empty", "empty array", _brain_file(lambda t: _npy(t, "empty.npy", np.zeros(0)))),
+    Case("brain_shape", "1-D array (wrong shape)",
+         _brain_file(lambda t: _npy(t, "flat.npy", np.ones(360)))),
+    Case("brain_dtype", "array of strings (wrong dtype)",
+         _brain_file(lambda t: _npy(t, "str.npy", np.array([["a", "b"], ["c", "d"]])))),
+    Case("brain_nan", "NaN in the time series", _brain_file(_nan_series)),
+    Case("brain_constant", "a constant region", _brain_file(_constant_region)),
+    Case("brain_short", "fewer time points than the task needs",
+         _brain_file(lambda t: _npy(t, "short.npy", np.random.default_rng(0).normal(size=(1, 360))))),
+    Case("brain_truncated", "truncated .npy file", _brain_file(_truncated_npy)),
+    Case("brain_format", "unsupported file format",
+         _brain_file(lambda t: _write(t, "series.txt", "1 2 3\n"))),
+    Case("brain_coords", "coordinates that do not match N", _bad_coords),
+]
+
+
+def run_case(case: Case, tmp: str, env: Env):
+  os.makedirs(tmp, exist_ok=True)
+  argv = case.build(tmp, env)
+  result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
+  return argv, result
+
+
+def make_smoke_run(workdir: str, data_dir: str) -> None:
+  subprocess.run(MAIN + [GRID, f"--workdir={workdir}", f"--config.data.data_dir={data_dir}",
+                         "--config.train.num_steps=100"], cwd=ROOT, check=True,
+                 capture_output=True)
+
+
+def write_table(path: str, rows: list[tuple[Case, int, str]]) -> None:
+  lines = ["# Bad inputs and the messages they get", "",
+           "Generated by `python -m tests.bad_inputs` from the cases that "
+           "`tests/test_bad_inputs.py` checks: each exits with the status shown and ends with "
+           "exactly this one line on stderr (only progress lines may precede it; temporary paths "
+           "are shortened to `TMP`), and changes no file already in the workdir.", "",
+           "| bad input | exit | message |", "|---|---|---|"]
+  for case, code, message in rows:
+    lines.append(f"| {case.what} | {code} | `{message.replace('|', '/')}` |")
+  with open(path, "w") as f:
+    f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+  import tempfile
+  with tempfile.TemporaryDirectory() as tmp:
+    env = Env(data_dir=os.path.join(tmp, "tfds"), run=os.path.join(tmp, "smoke_run"))
+    make_smoke_run(env.run, env.data_dir)
+    rows = []
+    for case in CASES:
+      _, result = run_case(case, os.path.join(tmp, case.name), env)
+      message = result.stderr.strip().splitlines()[-1].replace(tmp, "TMP")
+      rows.append((case, result.returncode, message))
+      print(case.name, result.returncode, message, flush=True)
+    write_table(os.path.join(ROOT, "docs", "bad_inputs.md"), rows)
