@@ -19,7 +19,7 @@ def pe_metrics(vectors_BNW: np.ndarray, task, config) -> dict:
   coords = np.asarray(task.positions.coords)
   by_block = [rsa.pe_rsa(v, coords, config.analysis.distance) for v in vectors_BNW]
   out = {"pe_rsa": by_block[0], "pe_rsa_by_block": by_block,
-         "pe_norm": float(np.sqrt(np.mean(np.square(vectors_BNW[0]))))}
+         "pe_norm": float(np.sqrt(np.mean(np.square(np.asarray(vectors_BNW[0], np.float64)))))}
   if getattr(task, "modules", None) is not None:
     out.update(modularity_metrics(vectors_BNW[0], task.modules))
   return out
