@@ -235,8 +235,9 @@ def test_brain_positions_unknown_by_default(data_dir):
   task = brain.load_task(config)
   assert not task.coords_known and task.model_positions.coords is None
   assert task.positions.coords.shape == (360, 3) and task.modules.shape == (360,)
-  config.model.pe.name = "sinusoidal_nd"
-  with pytest.raises(ConfigError):
+  from learnpe_jax.pe.registry import default_pe_config
+  config.model.pe = default_pe_config("sinusoidal_nd")
+  with pytest.raises(ConfigError, match="needs no coordinates"):
     config_validation.validate_with_task(config, task)
   config.data.coords_known = True
   config_validation.validate_with_task(config, brain.load_task(config))
