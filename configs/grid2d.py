@@ -62,6 +62,10 @@ def get_config(arg=None):
   config.train.batch_size = 128
   config.train.num_steps = 3000
   config.train.chunk_steps = 100     # steps per compiled lax.scan
+  # Models vmapped together; groups run one after another in the same program (0: all models in
+  # one vmap). On a CPU, one model at a time uses the caches best (see README, Performance); on a
+  # GPU, vmap them all.
+  config.train.models_per_group = 1
   config.train.eval_every = 500      # multiple of chunk_steps
   config.train.checkpoint_every = 500  # multiple of chunk_steps
   config.train.log_every = 100
@@ -95,6 +99,7 @@ def get_config(arg=None):
     config.train.eval_every = 5000
     config.train.checkpoint_every = 5000
     config.train.log_every = 500
+    config.train.models_per_group = 0  # a GPU/TPU job: all models in one vmap
     config.sweep.pe_init_scale = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
                                   1.1, 1.2, 1.3, 1.4, 1.5, 2.0, 2.5, 3.0)
     config.sweep.seeds = tuple(range(15))

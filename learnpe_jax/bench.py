@@ -30,6 +30,8 @@ _CONFIG = config_flags.DEFINE_config_file("config", "configs/grid2d.py", "Config
 _NUM_MODELS = flags.DEFINE_integer("num_models", 16, "Models trained at once (vmapped).")
 _CHUNKS = flags.DEFINE_integer("chunks", 3, "Timed chunks after the compile chunk.")
 _CHUNK_STEPS = flags.DEFINE_integer("chunk_steps", None, "Override config.train.chunk_steps.")
+_GROUP = flags.DEFINE_integer("models_per_group", None,
+                              "Override config.train.models_per_group (0: all models in one vmap).")
 
 
 def matmul_peak_gflops(n: int = 2048, repeats: int = 10) -> float:
@@ -65,6 +67,7 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
   # XLA's cost analysis counts a loop body once, so analyse a chunk of one step.
   one_step_config = config.copy_and_resolve_references()
   one_step_config.train.chunk_steps = 1
+  one_step_config.train.models_per_group = 0  # lax.map bodies are counted once, too
   one_step = Trainer(one_step_config, task, model_axis(config))
   cost = one_step.train_chunk.lower(one_step.init()).compile().cost_analysis()
   cost = cost[0] if isinstance(cost, (list, tuple)) else cost
@@ -92,6 +95,7 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
       "devices": [str(d) for d in jax.devices()],
       "width": config.model.width, "depth": config.model.depth,
       "batch_size": config.train.batch_size, "chunk_steps": steps,
+      "models_per_group": trainer.group_size,
   }
 
 
@@ -100,6 +104,8 @@ def main(argv):
   config = _CONFIG.value
   if _CHUNK_STEPS.value:
     config.train.chunk_steps = _CHUNK_STEPS.value
+  if _GROUP.value is not None:
+    config.train.models_per_group = _GROUP.value
   print(json.dumps(benchmark(config, _NUM_MODELS.value, _CHUNKS.value)))
   sys.stdout.flush()
 

@@ -71,6 +71,9 @@ class Trainer:
     self.eval_data = {name: jax.device_put(_pad_for_eval(split, eval_batch), everywhere)
                       for name, split in (("train", task.train), ("test", task.test))}
     self.num_levels = len(task.level_names)
+    # Models trained together in one vmap; groups run one after another. 0: all at once.
+    wanted = config.train.get("models_per_group", 0) or axis.size
+    self.group_size = max(g for g in range(1, min(wanted, axis.size) + 1) if axis.size % g == 0)
     self.init = jax.jit(self._init, out_shardings=state_sharding)
     self.train_chunk = jax.jit(self._train_chunk, donate_argnums=0,
                                out_shardings=(state_sharding, models_on))
@@ -147,15 +150,29 @@ class Trainer:
     steps = state["step"] + jnp.arange(chunk, dtype=jnp.int32)
     step_all = jax.vmap(self._train_step, in_axes=(0, None, 0, None))
 
-    def body(carry, step):
-      models, metrics = carry
-      models, step_metrics = step_all(models, step, perms_MEN, first_epoch)
-      return (models, metrics.merge(step_metrics)), None
+    def run_group(group):
+      """The whole chunk for a group of models, vmapped over the group."""
+      models, perms = group
+      size = perms.shape[0]
 
-    empty = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(self.axis.size))
-    (models, metrics), _ = jax.lax.scan(body, (state["models"], empty), steps)
-    return ({"models": models, "step": state["step"] + chunk},
-            jax.vmap(lambda m: m.compute())(metrics))
+      def body(carry, step):
+        models, metrics = carry
+        models, step_metrics = step_all(models, step, perms, first_epoch)
+        return (models, metrics.merge(step_metrics)), None
+
+      empty = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(size))
+      (models, metrics), _ = jax.lax.scan(body, (models, empty), steps)
+      return models, jax.vmap(lambda m: m.compute())(metrics)
+
+    group = self.group_size
+    if group == self.axis.size:
+      models, metrics = run_group((state["models"], perms_MEN))
+    else:  # groups one after another (lax.map): on a CPU, small vmaps use the cache better
+      split = lambda a: a.reshape((self.axis.size // group, group) + a.shape[1:])
+      merge = lambda a: a.reshape((self.axis.size,) + a.shape[2:])
+      models, metrics = jax.tree.map(merge, jax.lax.map(
+          run_group, jax.tree.map(split, (state["models"], perms_MEN))))
+    return {"models": models, "step": state["step"] + chunk}, metrics
 
   # ---- eval ----------------------------------------------------------------------------------
   def _evaluate(self, params, split: str):
