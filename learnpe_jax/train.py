@@ -15,7 +15,7 @@ from absl import logging
 import jax
 import numpy as np
 
-from learnpe_jax import config_validation, preemption, report, sharding
+from learnpe_jax import config_validation, preemption, report, sharding, tensorboard
 from learnpe_jax.analysis.pe_metrics import pe_metrics
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.sweep import model_axis
@@ -69,13 +69,16 @@ def train_and_evaluate(config, workdir: str) -> dict:
   ckpt = Checkpointer(wd.file("checkpoints"))
   restored = ckpt.restore_latest(state)
   wd.record_config(config_dict)
+  board = tensorboard.create_writer(wd.path, enabled=sharding.is_writer())
   if restored is not None:
     state = restored
     logging.info("Resumed from checkpoint at step %d.", int(state["step"]))
     wd.truncate_metrics(int(state["step"]))
   else:
     wd.truncate_metrics(-1)
-    wd.append_metrics(_eval_rows(trainer, state, None, config))
+    rows = _eval_rows(trainer, state, None, config)
+    wd.append_metrics(rows)
+    tensorboard.write_rows(board, rows)
   init_pe = _per_model_pe_analysis(trainer, trainer.init()["models"]["params"], config)
 
   c = config.train
@@ -101,7 +104,9 @@ def train_and_evaluate(config, workdir: str) -> dict:
                      "train loss %.4f (mean over models)", step, c.num_steps, rate,
                      rate * axis.size, eta, float(np.nanmean(metrics["loss"])))
       if step % c.eval_every == 0 or step == c.num_steps:
-        wd.append_metrics(_eval_rows(trainer, state, metrics, config))
+        rows = _eval_rows(trainer, state, metrics, config)
+        wd.append_metrics(rows)
+        tensorboard.write_rows(board, rows)
       if step % c.checkpoint_every == 0 or step == c.num_steps or stop.requested:
         ckpt.save(step, state)
       if stop.requested and step < c.num_steps:
