@@ -14,7 +14,7 @@ import json
 import numpy as np
 import tensorflow_datasets as tfds
 
-from learnpe_jax.tasks import brain_generate
+from learnpe_jax.tasks import brain_generate, tfds_io
 from learnpe_jax.tasks.atlas import load_atlas
 
 META_KEYS = ("coords", "networks", "names", "correlation", "g_net")
@@ -76,17 +76,9 @@ class BrainGenerated(tfds.core.GeneratorBasedBuilder):
 
 def load(data_dir: str, params: dict) -> dict:
   """{'train'|'test': float[S, T, N], 'coords', 'networks', 'names', 'correlation', 'g_net'}."""
-  tfds.disable_progress_bar()
-  config = builder_config(params)
-  known = {c.name for c in BrainGenerated.BUILDER_CONFIGS}
-  builder = BrainGenerated(config=config.name if config.name in known else config,
-                           data_dir=data_dir, file_format="array_record")
-  builder.download_and_prepare(file_format="array_record")
-  out = {}
-  for split in ("train", "test"):
-    source = builder.as_data_source(split=split)
-    items = source.__getitems__(range(len(source)))
-    out[split] = np.stack([np.asarray(it["timeseries"]) for it in items])
+  builder = tfds_io.prepare(BrainGenerated, builder_config(params), data_dir)
+  out = {split: tfds_io.read_split(builder, split, ("timeseries",))["timeseries"]
+         for split in ("train", "test")}
   meta = builder.info.metadata
   out["coords"] = np.asarray(meta["coords"], np.float32)
   out["networks"] = np.asarray(meta["networks"], np.int32)

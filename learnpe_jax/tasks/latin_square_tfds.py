@@ -11,6 +11,7 @@ import numpy as np
 import tensorflow_datasets as tfds
 
 from learnpe_jax.tasks import latin_square as ls
+from learnpe_jax.tasks import tfds_io
 
 
 @dataclasses.dataclass
@@ -60,16 +61,7 @@ class LatinSquare(tfds.core.GeneratorBasedBuilder):
 def load(data_dir: str, num_per_level: int = 3000, seed: int = 0,
          test_fraction: float = 0.1) -> dict[str, dict[str, np.ndarray]]:
   """{'train'|'test': {'grid', 'answer', 'level'}} as numpy arrays, building the dataset once."""
-  tfds.disable_progress_bar()
-  config = builder_config(num_per_level, seed, test_fraction)
-  known = {c.name for c in LatinSquare.BUILDER_CONFIGS}
-  builder = LatinSquare(config=config.name if config.name in known else config,
-                        data_dir=data_dir, file_format="array_record")
-  builder.download_and_prepare(file_format="array_record")
-  out = {}
-  for split in ("train", "test"):
-    source = builder.as_data_source(split=split)
-    items = source.__getitems__(range(len(source)))
-    out[split] = {k: np.stack([np.asarray(it[k]) for it in items]) for k in ("grid", "answer",
-                                                                             "level")}
-  return out
+  builder = tfds_io.prepare(LatinSquare, builder_config(num_per_level, seed, test_fraction),
+                            data_dir)
+  return {split: tfds_io.read_split(builder, split, ("grid", "answer", "level"))
+          for split in ("train", "test")}

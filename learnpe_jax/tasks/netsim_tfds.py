@@ -15,7 +15,7 @@ import json
 import numpy as np
 import tensorflow_datasets as tfds
 
-from learnpe_jax.tasks import netsim
+from learnpe_jax.tasks import netsim, tfds_io
 
 NETWORK_KEYS = ("coords", "modules", "coupling", "bias")
 
@@ -72,17 +72,9 @@ class Netsim(tfds.core.GeneratorBasedBuilder):
 
 def load(data_dir: str, params: dict) -> dict[str, np.ndarray]:
   """{'train'|'test': float[R, T, N], 'coords', 'modules', 'coupling', 'bias'}, built once."""
-  tfds.disable_progress_bar()
-  config = builder_config(params)
-  known = {c.name for c in Netsim.BUILDER_CONFIGS}
-  builder = Netsim(config=config.name if config.name in known else config, data_dir=data_dir,
-                   file_format="array_record")
-  builder.download_and_prepare(file_format="array_record")
-  out = {}
-  for split in ("train", "test"):
-    source = builder.as_data_source(split=split)
-    items = source.__getitems__(range(len(source)))
-    out[split] = np.stack([np.asarray(it["trajectory"]) for it in items])
+  builder = tfds_io.prepare(Netsim, builder_config(params), data_dir)
+  out = {split: tfds_io.read_split(builder, split, ("trajectory",))["trajectory"]
+         for split in ("train", "test")}
   meta = builder.info.metadata
   for key in NETWORK_KEYS:
     out[key] = np.asarray(meta[key], np.int32 if key == "modules" else np.float32)
