@@ -161,7 +161,9 @@ def pe_kwargs(pe_config) -> dict[str, Any]:
   for key, value in given.items():
     if key not in allowed:
       raise ConfigError(f"model.pe.{key}", value,
-                        f"PE {spec.name!r} has fields {', '.join(sorted(allowed)) or '(none)'}")
+                        f"PE {spec.name!r} has fields {', '.join(sorted(allowed)) or '(none)'} "
+                        f"(to switch PEs, use the config string ':pe={spec.name}', which brings "
+                        f"that PE's own fields)")
   if "init" in given and given["init"] not in INIT_FAMILIES:
     raise ConfigError("model.pe.init", given["init"], f"one of {', '.join(INIT_FAMILIES)}")
   for key, value in spec.preset.items():
