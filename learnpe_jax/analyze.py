@@ -9,7 +9,6 @@ Writes, from the saved checkpoint (the latest, or ``--step``):
 PEs that add no per-token vectors get the score figures only. A bad workdir exits 2 with one line.
 """
 
-import json
 import os
 import shlex
 import sys
@@ -20,6 +19,7 @@ from absl import logging
 
 from learnpe_jax.analysis import cli
 from learnpe_jax.errors import UserError
+from learnpe_jax.workdir import read_metrics
 
 
 def define_flags():
@@ -33,20 +33,6 @@ def define_flags():
                     "PE distance for classical MDS.")
   flags.DEFINE_integer("num_sigmas", 4, "How many σ the matrix and layout figures show.")
   flags.mark_flags_as_required(["workdir"])
-
-
-def read_metrics(workdir: str) -> list[dict]:
-  path = os.path.join(workdir, "metrics.jsonl")
-  if not os.path.exists(path):
-    return []
-  rows = []
-  with open(path) as f:
-    for line in f:
-      try:
-        rows.append(json.loads(line))
-      except json.JSONDecodeError:
-        break  # a torn last line of a run still writing
-  return rows
 
 
 def analyze(workdir: str, step=None, num_permutations: int = 1000,

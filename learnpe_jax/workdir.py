@@ -62,6 +62,21 @@ def _flatten(d, prefix=""):
   return out
 
 
+def read_metrics(workdir: str) -> list[dict]:
+  """All complete lines of WORKDIR/metrics.jsonl (a torn last line of a killed run is skipped)."""
+  path = os.path.join(workdir, "metrics.jsonl")
+  if not os.path.exists(path):
+    return []
+  rows = []
+  with open(path) as f:
+    for line in f:
+      try:
+        rows.append(json.loads(line))
+      except json.JSONDecodeError:
+        break
+  return rows
+
+
 class Workdir:
   """The run's folder. With several processes only the ``writer`` (process 0) writes files."""
 
@@ -112,18 +127,7 @@ class Workdir:
 
   # metrics.jsonl ------------------------------------------------------------------------------
   def read_metrics(self) -> list[dict]:
-    """All complete lines of metrics.jsonl (a torn last line is skipped)."""
-    path = self.file("metrics.jsonl")
-    if not os.path.exists(path):
-      return []
-    rows = []
-    with open(path) as f:
-      for line in f:
-        try:
-          rows.append(json.loads(line))
-        except json.JSONDecodeError:
-          break
-    return rows
+    return read_metrics(self.path)
 
   def truncate_metrics(self, last_step: int) -> None:
     """Keep only rows with step ≤ ``last_step`` (the checkpoint a resumed run starts from)."""
