@@ -12,12 +12,14 @@ Variants (comma-separated, combinable):
              lr 1e-2, batch 8, 2,000 steps.
   smoke      a sub-minute run for tests: 2 σ × 1 seed, a small dataset, a few steps.
   next_step  next-step prediction instead of masked-region reconstruction.
+  paper      a study-scale GPU/TPU job (not run here): width 160, 4 blocks, lr 1e-3, batch 32,
+             50k steps, the companion's 20 σ × 15 seeds, all models in one vmap.
   pe=NAME    another PE from the catalogue (coordinate PEs need data.coords_known=True).
 """
 
 import ml_collections
 
-from configs.grid2d import parse_variants
+from configs.grid2d import PAPER_SIGMAS, parse_variants
 from learnpe_jax.pe.registry import default_pe_config, get_spec
 from learnpe_jax.tasks.brain_generate import GENERATOR_DEFAULTS
 
@@ -80,9 +82,9 @@ def get_config(arg=None):
   config.train.eval_batch_size = 250
 
   config.sweep = ml_collections.ConfigDict()
-  config.sweep.pe_init_scale = [0.01, 0.1, 1.0]
-  config.sweep.seeds = [0, 1]
-  config.sweep.learning_rate = []
+  config.sweep.pe_init_scale = (0.01, 0.1, 1.0)
+  config.sweep.seeds = (0, 1)
+  config.sweep.learning_rate = ()
 
   config.analysis = ml_collections.ConfigDict()
   config.analysis.distance = "euclidean"
@@ -101,12 +103,28 @@ def get_config(arg=None):
     config.train.checkpoint_every = 10
     config.train.log_every = 10
     config.train.eval_batch_size = 20
-    config.sweep.pe_init_scale = [0.02, 2.0]
-    config.sweep.seeds = [0]
+    config.sweep.pe_init_scale = (0.02, 2.0)
+    config.sweep.seeds = (0,)
+  if variants.get("paper"):
+    # A study-scale GPU/TPU job (not run on the CPU): the companion's model size, 15 seeds, 20 σ.
+    config.model.width = 160
+    config.model.depth = 4
+    config.model.mlp_ratio = 4
+    config.optim.learning_rate = 1e-3
+    config.train.batch_size = 32
+    config.train.num_steps = 50_000
+    config.train.chunk_steps = 500
+    config.train.eval_every = 5000
+    config.train.checkpoint_every = 5000
+    config.train.log_every = 500
+    config.train.models_per_group = 0
+    config.sweep.pe_init_scale = PAPER_SIGMAS
+    config.sweep.seeds = tuple(range(15))
   if not get_spec(config.model.pe.name).learnable:
-    config.sweep.pe_init_scale = [1.0]
-  unknown = set(variants) - {"smoke", "next_step", "pe"}
+    config.sweep.pe_init_scale = (1.0,)
+  unknown = set(variants) - {"smoke", "paper", "next_step", "pe"}
   if unknown:
-    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, next_step, "
+    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, paper, "
+                     "next_step, "
                      "pe=NAME")
   return config

@@ -12,6 +12,11 @@ import ml_collections
 from learnpe_jax.pe.registry import default_pe_config, get_spec
 
 
+# The companion study's σ grid: 0.1…2.0 plus 0.01, 0.05, 3.0 (20 values).
+PAPER_SIGMAS = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5,
+                2.0, 2.5, 3.0)
+
+
 def parse_variants(arg):
   """'smoke,pe=rope' -> {'smoke': True, 'pe': 'rope'}."""
   out = {}
@@ -100,8 +105,7 @@ def get_config(arg=None):
     config.train.checkpoint_every = 5000
     config.train.log_every = 500
     config.train.models_per_group = 0  # a GPU/TPU job: all models in one vmap
-    config.sweep.pe_init_scale = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
-                                  1.1, 1.2, 1.3, 1.4, 1.5, 2.0, 2.5, 3.0)
+    config.sweep.pe_init_scale = PAPER_SIGMAS
     config.sweep.seeds = tuple(range(15))
   if not get_spec(config.model.pe.name).learnable:
     config.sweep.pe_init_scale = (1.0,)  # nothing to scale: one σ, the seeds still vary

@@ -10,12 +10,14 @@ Variants (comma-separated, combinable):
            1,500 steps.
   smoke    a sub-minute run for tests: 2 σ × 2 seeds, a small dataset, a few dozen steps.
   masked   masked-node reconstruction instead of next-step prediction.
+  paper    a study-scale GPU/TPU job (not run here): width 160, 4 blocks, lr 3e-4, 50k steps,
+           the companion's 20 σ × 15 seeds, all models in one vmap.
   pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields.
 """
 
 import ml_collections
 
-from configs.grid2d import parse_variants
+from configs.grid2d import PAPER_SIGMAS, parse_variants
 from learnpe_jax.pe.registry import default_pe_config, get_spec
 from learnpe_jax.tasks.netsim import GENERATOR_DEFAULTS
 
@@ -73,9 +75,9 @@ def get_config(arg=None):
   config.train.eval_batch_size = 512
 
   config.sweep = ml_collections.ConfigDict()
-  config.sweep.pe_init_scale = [0.01, 0.1, 1.0, 3.0]
-  config.sweep.seeds = [0, 1]
-  config.sweep.learning_rate = []
+  config.sweep.pe_init_scale = (0.01, 0.1, 1.0, 3.0)
+  config.sweep.seeds = (0, 1)
+  config.sweep.learning_rate = ()
 
   config.analysis = ml_collections.ConfigDict()
   config.analysis.distance = "euclidean"
@@ -97,11 +99,25 @@ def get_config(arg=None):
     config.train.checkpoint_every = 20
     config.train.log_every = 20
     config.train.eval_batch_size = 64
-    config.sweep.pe_init_scale = [0.02, 2.0]
-    config.sweep.seeds = [0, 1]
+    config.sweep.pe_init_scale = (0.02, 2.0)
+    config.sweep.seeds = (0, 1)
+  if variants.get("paper"):
+    # A study-scale GPU/TPU job (not run on the CPU): the companion's model size, 15 seeds, 20 σ.
+    config.model.width = 160
+    config.model.depth = 4
+    config.optim.learning_rate = 3e-4
+    config.train.num_steps = 50_000
+    config.train.chunk_steps = 500
+    config.train.eval_every = 5000
+    config.train.checkpoint_every = 5000
+    config.train.log_every = 500
+    config.train.models_per_group = 0
+    config.sweep.pe_init_scale = PAPER_SIGMAS
+    config.sweep.seeds = tuple(range(15))
   if not get_spec(config.model.pe.name).learnable:
-    config.sweep.pe_init_scale = [1.0]
-  unknown = set(variants) - {"smoke", "masked", "pe"}
+    config.sweep.pe_init_scale = (1.0,)
+  unknown = set(variants) - {"smoke", "paper", "masked", "pe"}
   if unknown:
-    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, masked, pe=NAME")
+    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, paper, "
+                     "masked, pe=NAME")
   return config

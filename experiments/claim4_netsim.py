@@ -1,0 +1,56 @@
+"""Claim 4 (network simulation): small σ recovers node geometry and modules and generalises better.
+
+    python experiments/claim4_netsim.py [--lanes=2] [--print] [--scale=paper --print]
+
+``configs/netsim.py`` (64 nodes at hidden random positions in the unit square, 4 spatial modules,
+next-step prediction; ``learnpe_jax/tasks/netsim.py``), learned PE at σ ∈ {0.01, 0.1, 1, 3}.
+Geometry: PE–position RSA and layout R²; modules: adjusted Rand index of k-means on the PEs against
+the module labels and the within/between-module PE similarity ratio; generalisation: R² on held-out
+trajectories.
+
+Verdict rule: *small* is σ ≤ 0.1, *large* σ ≥ 1. Three parts, each "every small σ clearly above
+every large σ" (one-sided Welch p < 0.05): geometry (RSA), modules (ARI), generalisation (test R²).
+Holds when all three pass, holds partly when one or two do, otherwise does not hold at this scale.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from experiments import claims, jobs  # noqa: E402
+from experiments.claims import Column  # noqa: E402
+
+SMALL, LARGE = (0.01, 0.1), (1.0, 3.0)
+COLUMNS = (Column("train_r2", "train R²"), Column("test_r2", "test R²"), Column("pe_rsa", "RSA"),
+           Column("pe_rsa_init", "RSA at init"), Column("pe:mds_r2", "layout R²"),
+           Column("pe:pe_network_ari", "module ARI"), Column("pe:pe_network_ari_init", "ARI at init"),
+           Column("pe:pe_within_between_ratio", "within/between", 2))
+
+
+def verdict(table):
+  return claims.verdict_from_parts(table, {"geometry": "pe_rsa", "modules": "pe:pe_network_ari",
+                                           "generalisation": "test_r2"}, SMALL, LARGE)
+
+
+def figure(table, path):
+  claims.plot_against_sigma(table, path, [("pe_rsa", "PE–position RSA"),
+                                          ("pe:pe_network_ari", "module ARI (k-means on PEs)"),
+                                          ("test_r2", "test R² (held-out trajectories)")],
+                            conditions=["learned"],
+                            init_keys={"pe_rsa": "pe_rsa_init",
+                                       "pe:pe_network_ari": "pe:pe_network_ari_init"})
+
+
+CLAIM = claims.Claim(
+    name="netsim", number=4,
+    title="Network simulation: small σ recovers geometry and modules and generalises better",
+    statement="On a simulated nonlinear stochastic network whose nodes have hidden positions and "
+              "modules, a small-norm learned PE recovers the node geometry and the modules, and "
+              "predicts held-out trajectories better than a large-norm one.",
+    setting="`configs/netsim.py` (64 nodes, 4 modules, width 32, 2 blocks, lr 1e-3, 1,500 steps), "
+            "learned PE at σ ∈ {0.01, 0.1, 1, 3}, seeds 0–4 (20 models in one vmapped job).",
+    jobs=(jobs.NETSIM,), columns=COLUMNS, verdict=verdict, figure=figure)
+
+if __name__ == "__main__":
+  sys.exit(claims.main(CLAIM))

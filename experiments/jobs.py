@@ -1,0 +1,61 @@
+"""The training jobs behind the six claims, in one pool so that claims share runs.
+
+CPU scale (``cpu_overrides``): the default model of each config (LST: width 64, 2 blocks, lr 1e-3,
+batch 128), 5 seeds, LST 2,000 steps (the default config's 3,000 cut to fit the six claims in about
+an hour of a 2-core CPU; DESIGN.md's probe used 2,400). Paper scale: the ``:paper`` variant of the
+same config (the study's 20 σ × 15 seeds, width 160, 4 blocks) with the job's own overrides.
+"""
+
+from __future__ import annotations
+
+from experiments.claims import SEEDS, Job
+
+LST_SIGMAS = (0.01, 0.1, 0.3, 1.0, 3.0)
+LST_CPU = (("train.num_steps", 2000), ("sweep.seeds", SEEDS))
+FIXED = (("sweep.pe_init_scale", (1.0,)),)  # fixed PEs: σ scales nothing
+
+
+def lst_pe(pe: str, label: str, sigmas=None, scrambled: bool = False, **overrides) -> Job:
+  """A Latin-square job with PE ``pe``; learnable PEs sweep ``sigmas`` on the CPU."""
+  name = "lst_" + ("scrambled_" if scrambled else "") + label
+  extra = tuple(overrides.items()) + ((("data.scramble_cells", True),) if scrambled else ())
+  cpu = LST_CPU + ((("sweep.pe_init_scale", sigmas),) if sigmas else ())
+  return Job(name, f"configs/grid2d.py:pe={pe}", label + (" (scrambled)" if scrambled else ""),
+             overrides=extra, cpu_overrides=cpu)
+
+
+# Claims 1, 2 (and 3, 6 read parts of it): the learned PE's σ sweep in grid (row-major) order.
+LST_LEARNED = lst_pe("learned", "learned", LST_SIGMAS)
+
+# Claim 2: the other PEs at the same setting. Fixed PEs run at σ = 1 (it scales nothing);
+# the learnable relative bias at σ = 0.1.
+LST_BASELINES = (
+    lst_pe("sinusoidal_1d", "sinusoidal_1d"),
+    lst_pe("sinusoidal_nd", "sinusoidal_2d"),
+    lst_pe("rope", "rope_1d"),
+    lst_pe("rope_axial", "rope_axial_2d"),
+    lst_pe("rel_bias_clipped", "relative_bias_2d", (0.1,)),
+    lst_pe("none", "nope"),
+)
+
+# Claim 3: the cells fed in a fixed random order (data.scramble_seed = 0).
+LST_SCRAMBLED = (
+    lst_pe("learned", "learned", (0.01, 0.3, 3.0), scrambled=True),
+    lst_pe("sinusoidal_1d", "sinusoidal_1d", scrambled=True),
+    lst_pe("rope", "rope_1d", scrambled=True),
+    lst_pe("sinusoidal_nd", "sinusoidal_2d", scrambled=True),
+)
+
+# Claim 6: init families at matched norm (every family draws unit variance, times σ; see
+# learnpe_jax/pe/initializers.py). 'normal' is LST_LEARNED's σ = 0.1. At matched norm Glorot-uniform
+# *is* the uniform family (U(−√3, √3)·σ), so truncated normal takes its place as the fourth family.
+FAMILY_SIGMA = 0.1
+LST_FAMILIES = tuple(
+    lst_pe("learned", f"init_{family}", (FAMILY_SIGMA,), **{"model.pe.init": family})
+    for family in ("uniform", "orthogonal", "truncated_normal"))
+
+# Claims 4 and 5: the network simulation and the brain atlas, each config's CPU default, 5 seeds.
+NETSIM = Job("netsim_learned", "configs/netsim.py", "learned",
+             cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0, 3.0)), ("sweep.seeds", SEEDS)))
+BRAIN = Job("brain_learned", "configs/brain3d.py", "learned",
+            cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0)), ("sweep.seeds", SEEDS)))
