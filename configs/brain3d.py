@@ -19,8 +19,8 @@ Variants (comma-separated, combinable):
 
 import ml_collections
 
-from configs.grid2d import PAPER_SIGMAS, parse_variants
-from learnpe_jax.pe.registry import default_pe_config, get_spec
+from configs import common
+from configs.common import parse_variants
 from learnpe_jax.tasks.brain_generate import GENERATOR_DEFAULTS
 
 
@@ -51,43 +51,13 @@ def get_config(arg=None):
   config.data.max_test_examples = 0
   config.data.coords_known = False    # True: the model may read the centroids (coordinate PEs)
 
-  config.model = ml_collections.ConfigDict()
-  config.model.width = 32
-  config.model.depth = 1
-  config.model.num_heads = 1
-  config.model.mlp_ratio = 2
-  config.model.readout = "tokens"
-  config.model.pe_placement = "every_block"
-  config.model.pe_sharing = "separate"
-  config.model.norm = "post"
-  config.model.dtype = "float32"
-  config.model.pe = default_pe_config(variants.get("pe", "learned"))
-
-  config.optim = ml_collections.ConfigDict()
-  config.optim.learning_rate = 1e-2  # 3e-3 left every σ at the no-identity baseline in 1,500 steps
-  config.optim.weight_decay = 0.0
-  config.optim.b1 = 0.9
-  config.optim.b2 = 0.999
-  config.optim.eps = 1e-8
-  config.optim.grad_clip_norm = 0.0
-  config.optim.warmup_steps = 0
-
-  config.train = ml_collections.ConfigDict()
-  config.train.batch_size = 8
-  config.train.num_steps = 2000
-  config.train.chunk_steps = 50
-  config.train.eval_every = 500
-  config.train.checkpoint_every = 500
-  config.train.log_every = 50
-  config.train.eval_batch_size = 250
-
-  config.sweep = ml_collections.ConfigDict()
-  config.sweep.pe_init_scale = (0.01, 0.1, 1.0)
-  config.sweep.seeds = (0, 1)
-  config.sweep.learning_rate = ()
-
-  config.analysis = ml_collections.ConfigDict()
-  config.analysis.distance = "euclidean"
+  config.model = common.model(variants, width=32, depth=1, mlp_ratio=2, readout="tokens")
+  config.optim = common.optim(learning_rate=1e-2)  # 3e-3 left every σ at the no-identity
+  #                                                  baseline in 1,500 steps
+  config.train = common.train(batch_size=8, num_steps=2000, chunk_steps=50, eval_every=500,
+                              log_every=50, eval_batch_size=250)
+  config.sweep = common.sweep(pe_init_scale=(0.01, 0.1, 1.0), seeds=(0, 1))
+  config.analysis = common.analysis()
 
   if variants.get("next_step"):
     config.data.mode = "next_step"
@@ -96,35 +66,11 @@ def get_config(arg=None):
     config.data.num_test_subjects = 2
     config.data.num_time_points = 10
     config.model.width = 16
-    config.train.batch_size = 8
-    config.train.num_steps = 20
-    config.train.chunk_steps = 10
-    config.train.eval_every = 10
-    config.train.checkpoint_every = 10
-    config.train.log_every = 10
     config.train.eval_batch_size = 20
+    common.schedule(config, num_steps=20, chunk_steps=10, every=10, log_every=10)
     config.sweep.pe_init_scale = (0.02, 2.0)
     config.sweep.seeds = (0,)
   if variants.get("paper"):
-    # A study-scale GPU/TPU job (not run on the CPU): the companion's model size, 15 seeds, 20 σ.
-    config.model.width = 160
-    config.model.depth = 4
-    config.model.mlp_ratio = 4
-    config.optim.learning_rate = 1e-3
+    common.paper(config, num_steps=50_000, learning_rate=1e-3)
     config.train.batch_size = 32
-    config.train.num_steps = 50_000
-    config.train.chunk_steps = 500
-    config.train.eval_every = 5000
-    config.train.checkpoint_every = 5000
-    config.train.log_every = 500
-    config.train.models_per_group = 0
-    config.sweep.pe_init_scale = PAPER_SIGMAS
-    config.sweep.seeds = tuple(range(15))
-  if not get_spec(config.model.pe.name).learnable:
-    config.sweep.pe_init_scale = (1.0,)
-  unknown = set(variants) - {"smoke", "paper", "next_step", "pe"}
-  if unknown:
-    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, paper, "
-                     "next_step, "
-                     "pe=NAME")
-  return config
+  return common.finish(config, variants, ("smoke", "paper", "next_step"))

@@ -17,8 +17,8 @@ Variants (comma-separated, combinable):
 
 import ml_collections
 
-from configs.grid2d import PAPER_SIGMAS, parse_variants
-from learnpe_jax.pe.registry import default_pe_config, get_spec
+from configs import common
+from configs.common import parse_variants
 from learnpe_jax.tasks.netsim import GENERATOR_DEFAULTS
 
 
@@ -44,43 +44,12 @@ def get_config(arg=None):
   config.data.max_test_examples = 0
   config.data.coords_known = True     # the model may read node coordinates (coordinate PEs)
 
-  config.model = ml_collections.ConfigDict()
-  config.model.width = 32
-  config.model.depth = 2
-  config.model.num_heads = 1
-  config.model.mlp_ratio = 4
-  config.model.readout = "tokens"     # one output per node
-  config.model.pe_placement = "every_block"
-  config.model.pe_sharing = "separate"
-  config.model.norm = "post"
-  config.model.dtype = "float32"
-  config.model.pe = default_pe_config(variants.get("pe", "learned"))
-
-  config.optim = ml_collections.ConfigDict()
-  config.optim.learning_rate = 1e-3
-  config.optim.weight_decay = 0.0
-  config.optim.b1 = 0.9
-  config.optim.b2 = 0.999
-  config.optim.eps = 1e-8
-  config.optim.grad_clip_norm = 0.0
-  config.optim.warmup_steps = 0
-
-  config.train = ml_collections.ConfigDict()
-  config.train.batch_size = 64
-  config.train.num_steps = 1500
-  config.train.chunk_steps = 100
-  config.train.eval_every = 500
-  config.train.checkpoint_every = 500
-  config.train.log_every = 100
-  config.train.eval_batch_size = 512
-
-  config.sweep = ml_collections.ConfigDict()
-  config.sweep.pe_init_scale = (0.01, 0.1, 1.0, 3.0)
-  config.sweep.seeds = (0, 1)
-  config.sweep.learning_rate = ()
-
-  config.analysis = ml_collections.ConfigDict()
-  config.analysis.distance = "euclidean"
+  config.model = common.model(variants, width=32, depth=2, mlp_ratio=4, readout="tokens")
+  config.optim = common.optim(learning_rate=1e-3)
+  config.train = common.train(batch_size=64, num_steps=1500, chunk_steps=100, eval_every=500,
+                              log_every=100, eval_batch_size=512)
+  config.sweep = common.sweep(pe_init_scale=(0.01, 0.1, 1.0, 3.0), seeds=(0, 1))
+  config.analysis = common.analysis()
 
   if variants.get("masked"):
     config.data.mode = "masked"
@@ -93,31 +62,10 @@ def get_config(arg=None):
     config.data.num_modules = 2
     config.model.width = 16
     config.train.batch_size = 16
-    config.train.num_steps = 40
-    config.train.chunk_steps = 20
-    config.train.eval_every = 20
-    config.train.checkpoint_every = 20
-    config.train.log_every = 20
     config.train.eval_batch_size = 64
+    common.schedule(config, num_steps=40, chunk_steps=20, every=20, log_every=20)
     config.sweep.pe_init_scale = (0.02, 2.0)
     config.sweep.seeds = (0, 1)
   if variants.get("paper"):
-    # A study-scale GPU/TPU job (not run on the CPU): the companion's model size, 15 seeds, 20 σ.
-    config.model.width = 160
-    config.model.depth = 4
-    config.optim.learning_rate = 3e-4
-    config.train.num_steps = 50_000
-    config.train.chunk_steps = 500
-    config.train.eval_every = 5000
-    config.train.checkpoint_every = 5000
-    config.train.log_every = 500
-    config.train.models_per_group = 0
-    config.sweep.pe_init_scale = PAPER_SIGMAS
-    config.sweep.seeds = tuple(range(15))
-  if not get_spec(config.model.pe.name).learnable:
-    config.sweep.pe_init_scale = (1.0,)
-  unknown = set(variants) - {"smoke", "paper", "masked", "pe"}
-  if unknown:
-    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: smoke, paper, "
-                     "masked, pe=NAME")
-  return config
+    common.paper(config, num_steps=50_000, learning_rate=3e-4)
+  return common.finish(config, variants, ("smoke", "paper", "masked"))

@@ -17,7 +17,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
-from learnpe_jax.analysis import cli
+from learnpe_jax import cli
 from learnpe_jax.errors import UserError
 from learnpe_jax.workdir import read_metrics
 

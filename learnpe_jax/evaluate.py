@@ -20,7 +20,7 @@ from absl import flags
 from absl import logging
 import numpy as np
 
-from learnpe_jax.analysis import cli
+from learnpe_jax import cli
 from learnpe_jax.errors import UserError
 
 

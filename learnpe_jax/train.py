@@ -98,11 +98,14 @@ def train_and_evaluate(config, workdir: str) -> dict:
         steps_timed += c.chunk_steps
         t_timed += time.time() - t_chunk
       if step % c.log_every == 0 or step == c.num_steps:
-        rate = steps_timed / t_timed if t_timed else float("nan")
-        eta = (c.num_steps - step) / rate if t_timed else float("nan")
-        logging.info("step %d/%d  %.1f steps/s (%.1f model-steps/s)  ETA %.0fs  "
-                     "train loss %.4f (mean over models)", step, c.num_steps, rate,
-                     rate * axis.size, eta, float(np.nanmean(metrics["loss"])))
+        loss = float(np.nanmean(metrics["loss"]))
+        if t_timed:
+          rate = steps_timed / t_timed
+          logging.info("step %d/%d  %.1f steps/s (%.1f model-steps/s)  ETA %.0fs  train loss "
+                       "%.4f (mean over models)", step, c.num_steps, rate, rate * axis.size,
+                       (c.num_steps - step) / rate, loss)
+        else:  # only the compiling chunk so far: no rate yet
+          logging.info("step %d/%d  train loss %.4f (mean over models)", step, c.num_steps, loss)
       if step % c.eval_every == 0 or step == c.num_steps:
         rows = _eval_rows(trainer, state, metrics, config)
         wd.append_metrics(rows)

@@ -1,0 +1,115 @@
+"""What the three experiment configs share: variant parsing, the model/optimizer/train/sweep blocks,
+the study-scale (``paper``) settings and the final checks. Each config keeps only what is its own."""
+
+from __future__ import annotations
+
+import ml_collections
+
+from learnpe_jax.pe.registry import default_pe_config, get_spec
+
+# The companion study's σ grid: 0.1…2.0 plus 0.01, 0.05, 3.0 (20 values).
+PAPER_SIGMAS = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5,
+                2.0, 2.5, 3.0)
+PAPER_SEEDS = tuple(range(15))
+
+
+def parse_variants(arg):
+  """'smoke,pe=rope' -> {'smoke': True, 'pe': 'rope'}."""
+  out = {}
+  for part in (arg or "").split(","):
+    part = part.strip()
+    if part:
+      key, _, value = part.partition("=")
+      out[key] = value if value else True
+  return out
+
+
+def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
+  """The encoder: post-LN, one head, the PE of ``pe=NAME`` (default: learned) at every block."""
+  m = ml_collections.ConfigDict()
+  m.width = width
+  m.depth = depth
+  m.num_heads = 1
+  m.mlp_ratio = mlp_ratio
+  m.readout = readout               # 'last' | 'mean' | 'query' (classification), 'tokens'
+  m.pe_placement = "every_block"    # 'every_block' | 'input'
+  m.pe_sharing = "separate"         # 'separate' | 'shared'
+  m.norm = "post"                   # 'post' (companion) | 'pre'
+  m.dtype = "float32"
+  m.pe = default_pe_config(variants.get("pe", "learned"))
+  return m
+
+
+def optim(learning_rate: float):
+  """AdamW (optax), no weight decay, no clipping, no warm-up by default (the companion's)."""
+  o = ml_collections.ConfigDict()
+  o.learning_rate = learning_rate
+  o.weight_decay = 0.0
+  o.b1 = 0.9
+  o.b2 = 0.999
+  o.eps = 1e-8
+  o.grad_clip_norm = 0.0  # 0: off
+  o.warmup_steps = 0
+  return o
+
+
+def train(*, batch_size: int, num_steps: int, chunk_steps: int, eval_every: int, log_every: int,
+          eval_batch_size: int, models_per_group: int | None = None):
+  """The host loop. ``models_per_group``: models vmapped together; groups run one after another in
+  the same program (0 or absent: all in one vmap). Checkpoints go with the evals."""
+  t = ml_collections.ConfigDict()
+  t.batch_size = batch_size
+  t.num_steps = num_steps
+  t.chunk_steps = chunk_steps        # steps per compiled lax.scan
+  if models_per_group is not None:
+    t.models_per_group = models_per_group
+  t.eval_every = eval_every          # multiple of chunk_steps
+  t.checkpoint_every = eval_every    # multiple of chunk_steps
+  t.log_every = log_every
+  t.eval_batch_size = eval_batch_size
+  return t
+
+
+def schedule(config, *, num_steps: int, chunk_steps: int, every: int, log_every: int) -> None:
+  """Set the step count and the chunk/eval/checkpoint/log cadence (variants change them together)."""
+  t = config.train
+  t.num_steps, t.chunk_steps, t.log_every = num_steps, chunk_steps, log_every
+  t.eval_every = t.checkpoint_every = every
+
+
+def sweep(pe_init_scale: tuple, seeds: tuple):
+  s = ml_collections.ConfigDict()
+  s.pe_init_scale = tuple(pe_init_scale)
+  s.seeds = tuple(seeds)
+  s.learning_rate = ()               # empty: optim.learning_rate for every model
+  return s
+
+
+def analysis():
+  a = ml_collections.ConfigDict()
+  a.distance = "euclidean"           # true-distance metric for RSA
+  return a
+
+
+def paper(config, *, num_steps: int, learning_rate: float) -> None:
+  """The study's scale, a GPU/TPU job: the companion's model (width 160, 4 blocks), its 20 σ × 15
+  seeds, all models in one vmap."""
+  config.model.width = 160
+  config.model.depth = 4
+  config.model.mlp_ratio = 4
+  config.optim.learning_rate = learning_rate
+  schedule(config, num_steps=num_steps, chunk_steps=500, every=5000, log_every=500)
+  config.train.models_per_group = 0
+  config.sweep.pe_init_scale = PAPER_SIGMAS
+  config.sweep.seeds = PAPER_SEEDS
+
+
+def finish(config, variants, allowed: tuple[str, ...]):
+  """Fixed PEs get one σ (it scales nothing; the seeds still vary); unknown variants are refused."""
+  if not get_spec(config.model.pe.name).learnable:
+    config.sweep.pe_init_scale = (1.0,)
+  unknown = set(variants) - set(allowed) - {"pe"}
+  if unknown:
+    raise ValueError(f"unknown config variant(s) {sorted(unknown)}; allowed: "
+                     f"{', '.join(allowed)}, pe=NAME")
+  return config

@@ -1,0 +1,58 @@
+"""Launcher conventions shared by ``main``, ``analyze`` and ``evaluate``: every bad input is one line
+on stderr and exit status 2; INFO logging from learnpe_jax only."""
+
+from __future__ import annotations
+
+import logging as py_logging
+import re
+import sys
+
+from absl import flags
+from absl import logging
+
+
+def fail(message: str) -> None:
+  print(f"error: {message}", file=sys.stderr)
+  sys.exit(2)
+
+
+def _unknown_field_message(text: str, argv) -> str:
+  """'unknown config field model.widht (did you mean "width"?)' from ml_collections' KeyError."""
+  suggestion = re.search(r'Did you mean \\?"(\w+)\\?" instead of \\?"(\w+)', text)
+  key = re.search(r"""Key \\?["'](\w+)|^\W*(\w+)""", text)
+  field = suggestion.group(2) if suggestion else (key.group(1) or key.group(2)) if key else "?"
+  flag = next((a.split("=")[0].lstrip("-") for a in argv[1:]
+               if a.split("=")[0].endswith(f".{field}")), field)
+  hint = f' (did you mean "{suggestion.group(1)}"?)' if suggestion else ""
+  return f"unknown config field {flag.removeprefix('config.')}{hint}"
+
+
+def parse_flags(argv):
+  """absl flag parsing whose errors (e.g. an unknown --config.field) are one line, exit 2."""
+  try:
+    return flags.FLAGS(argv)
+  except flags.Error as e:
+    lines = [l.strip() for l in str(e).splitlines() if l.strip()]
+    # A config file's own exception is the last line of a traceback-shaped message.
+    fail(lines[-1] if len(lines) > 1 and "Traceback" in str(e) else lines[0])
+  except (KeyError, AttributeError) as e:
+    fail(_unknown_field_message(str(e), argv))
+  except (ValueError, TypeError) as e:
+    fail(f"bad config override: {' '.join(str(e).split())}")
+
+
+class QuietLibraries:
+  """Show INFO lines of learnpe_jax only; libraries (orbax, jax, tfds) speak from WARNING up."""
+
+  BENIGN = ("Using custom data configuration",)  # tfds, for every generated dataset variant
+
+  def filter(self, record):
+    if str(record.msg).startswith(self.BENIGN):
+      return False
+    if "orbax" in record.pathname:  # checkpoint problems surface as our own one-line errors
+      return record.levelno >= py_logging.CRITICAL
+    return record.levelno >= py_logging.WARNING or "learnpe_jax" in record.pathname
+
+
+def quiet_libraries() -> None:
+  logging.get_absl_handler().addFilter(QuietLibraries())
