@@ -53,14 +53,6 @@ def verdict(table):
   return "does not hold at this scale", text
 
 
-def figure(table, path):
-  claims.plot_against_sigma(table, path, [("pe_rsa", "PE–grid RSA (block 0)"),
-                                          ("pe:mds_r2", "layout R² (MDS + Procrustes)"),
-                                          ("test_accuracy", "test accuracy")],
-                            conditions=["learned"],
-                            init_keys={"pe_rsa": "pe_rsa_init", "pe:mds_r2": "pe:mds_r2_init"})
-
-
 CLAIM = claims.Claim(
     name="lst_geometry", number=1,
     title="LST: a small-norm learned PE recovers the 2-D grid",
@@ -70,7 +62,11 @@ CLAIM = claims.Claim(
     setting="`configs/grid2d.py` (width 64, 2 blocks, 1 head, lr 1e-3, batch 128), 2,000 steps, "
             "learned PE (normal init) at σ ∈ {0.01, 0.1, 0.3, 1, 3}, seeds 0–4 (25 models in one "
             "vmapped job). Metrics of the first block's PE.",
-    jobs=(jobs.LST_LEARNED,), columns=COLUMNS, verdict=verdict, figure=figure)
+    jobs=(jobs.LST_LEARNED,), columns=COLUMNS, verdict=verdict,
+    figure=claims.sigma_figure([("pe_rsa", "PE–grid RSA (block 0)"),
+                                ("pe:mds_r2", "layout R² (MDS + Procrustes)"),
+                                ("test_accuracy", "test accuracy")],
+                               init_keys={"pe_rsa": "pe_rsa_init", "pe:mds_r2": "pe:mds_r2_init"}))
 
 if __name__ == "__main__":
   sys.exit(claims.main(CLAIM))

@@ -54,12 +54,6 @@ def verdict(table):
   return "holds partly", text
 
 
-def figure(table, path):
-  claims.plot_bars(table, path, [("train_accuracy", "train accuracy"),
-                                 ("test_accuracy", "test accuracy (held-out puzzles)"),
-                                 ("test_accuracy:quaternary", "test accuracy, quaternary")])
-
-
 CLAIM = claims.Claim(
     name="lst_generalisation", number=2,
     title="LST: small-norm init generalises at least as well, while both fit",
@@ -71,7 +65,10 @@ CLAIM = claims.Claim(
     setting="`configs/grid2d.py:pe=NAME` (width 64, 2 blocks, lr 1e-3, batch 128), 2,000 steps, "
             "seeds 0–4; learned PE at σ ∈ {0.01, 0.1, 0.3, 1, 3}; fixed PEs at σ = 1 (nothing to "
             "scale); the learned relative bias (`rel_bias_clipped`) at σ = 0.1.",
-    jobs=(jobs.LST_LEARNED,) + jobs.LST_BASELINES, columns=COLUMNS, verdict=verdict, figure=figure,
+    jobs=(jobs.LST_LEARNED,) + jobs.LST_BASELINES, columns=COLUMNS, verdict=verdict,
+    figure=claims.bars_figure([("train_accuracy", "train accuracy"),
+                               ("test_accuracy", "test accuracy (held-out puzzles)"),
+                               ("test_accuracy:quaternary", "test accuracy, quaternary")]),
     notes=("The study trained up to 4,000 epochs (~250k steps) at lr 1e-4; 2,000 steps here is "
            "~32 epochs. Small σ sits on a plateau longer (DESIGN.md's probe saw the same), so this "
            "scale tests the early-training picture; `--scale=paper --print` gives the full one.",))

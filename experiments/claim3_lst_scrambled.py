@@ -59,11 +59,6 @@ def verdict(table):
   return "does not hold at this scale", text
 
 
-def figure(table, path):
-  claims.plot_bars(table, path, [("test_accuracy", "test accuracy"),
-                                 ("pe_rsa", "PE–grid RSA (true cell positions)")])
-
-
 CLAIM = claims.Claim(
     name="lst_scrambled", number=3,
     title="LST, cells in a fixed random order: the learned PE still finds the grid",
@@ -76,7 +71,9 @@ CLAIM = claims.Claim(
             "grid-order rows are the same models as claims 1–2.",
     jobs=((jobs.LST_LEARNED,) + tuple(GRID_ORDER[c] for c in INDEX_PES + ("sinusoidal_2d",))
           + jobs.LST_SCRAMBLED),
-    columns=COLUMNS, verdict=verdict, figure=figure, keep=keep)
+    columns=COLUMNS, verdict=verdict, keep=keep,
+    figure=claims.bars_figure([("test_accuracy", "test accuracy"),
+                               ("pe_rsa", "PE–grid RSA (true cell positions)")]))
 
 if __name__ == "__main__":
   sys.exit(claims.main(CLAIM))

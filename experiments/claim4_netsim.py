@@ -33,15 +33,6 @@ def verdict(table):
                                            "generalisation": "test_r2"}, SMALL, LARGE)
 
 
-def figure(table, path):
-  claims.plot_against_sigma(table, path, [("pe_rsa", "PE–position RSA"),
-                                          ("pe:pe_network_ari", "module ARI (k-means on PEs)"),
-                                          ("test_r2", "test R² (held-out trajectories)")],
-                            conditions=["learned"],
-                            init_keys={"pe_rsa": "pe_rsa_init",
-                                       "pe:pe_network_ari": "pe:pe_network_ari_init"})
-
-
 CLAIM = claims.Claim(
     name="netsim", number=4,
     title="Network simulation: small σ recovers geometry and modules and generalises better",
@@ -50,7 +41,12 @@ CLAIM = claims.Claim(
               "predicts held-out trajectories better than a large-norm one.",
     setting="`configs/netsim.py` (64 nodes, 4 modules, width 32, 2 blocks, lr 1e-3, 1,500 steps), "
             "learned PE at σ ∈ {0.01, 0.1, 1, 3}, seeds 0–4 (20 models in one vmapped job).",
-    jobs=(jobs.NETSIM,), columns=COLUMNS, verdict=verdict, figure=figure)
+    jobs=(jobs.NETSIM,), columns=COLUMNS, verdict=verdict,
+    figure=claims.sigma_figure([("pe_rsa", "PE–position RSA"),
+                                ("pe:pe_network_ari", "module ARI (k-means on PEs)"),
+                                ("test_r2", "test R² (held-out trajectories)")],
+                               init_keys={"pe_rsa": "pe_rsa_init",
+                                          "pe:pe_network_ari": "pe:pe_network_ari_init"}))
 
 if __name__ == "__main__":
   sys.exit(claims.main(CLAIM))

@@ -36,16 +36,6 @@ def verdict(table):
                                    SMALL, LARGE)
 
 
-def figure(table, path):
-  claims.plot_against_sigma(table, path, [("pe_rsa", "PE–centroid RSA"),
-                                          ("pe:pe_network_ari", "network ARI (k-means on PEs)"),
-                                          ("pe:pe_within_between_ratio", "within/between similarity"),
-                                          ("test_r2", "test R² (held-out subjects)")],
-                            conditions=["learned"],
-                            init_keys={"pe_rsa": "pe_rsa_init",
-                                       "pe:pe_network_ari": "pe:pe_network_ari_init"})
-
-
 CLAIM = claims.Claim(
     name="brain", number=5,
     title="Brain: small σ mirrors 3-D parcel geometry and functional networks",
@@ -54,7 +44,13 @@ CLAIM = claims.Claim(
     setting="`configs/brain3d.py` (360 parcels, width 32, 1 block, lr 1e-2, batch 8, 2,000 steps, "
             "masked reconstruction of generated activity on the real atlas), learned PE at "
             "σ ∈ {0.01, 0.1, 1}, seeds 0–4 (15 models in one vmapped job).",
-    jobs=(jobs.BRAIN,), columns=COLUMNS, verdict=verdict, figure=figure,
+    jobs=(jobs.BRAIN,), columns=COLUMNS, verdict=verdict,
+    figure=claims.sigma_figure([("pe_rsa", "PE–centroid RSA"),
+                                ("pe:pe_network_ari", "network ARI (k-means on PEs)"),
+                                ("pe:pe_within_between_ratio", "within/between similarity"),
+                                ("test_r2", "test R² (held-out subjects)")],
+                               init_keys={"pe_rsa": "pe_rsa_init",
+                                          "pe:pe_network_ari": "pe:pe_network_ari_init"}),
     notes=("The activity is generated (calibrated: within-network correlation ≈ 2× between); with "
            "real parcellated data pass `--config.data.path=FILE` (see docs/experiments.md).",))
 

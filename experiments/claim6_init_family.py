@@ -52,11 +52,6 @@ def verdict(table):
   return "does not hold at this scale", text
 
 
-def figure(table, path):
-  claims.plot_bars(table, path, [("test_accuracy", "test accuracy"), ("pe_rsa", "PE–grid RSA"),
-                                 ("pe:mds_r2", "layout R²")])
-
-
 CLAIM = claims.Claim(
     name="init_family", number=6,
     title="LST: the init family matters, not only its scale",
@@ -64,7 +59,9 @@ CLAIM = claims.Claim(
               "uniform, Glorot, orthogonal) changes what it learns and how well it generalises.",
     setting="`configs/grid2d.py` with `--config.model.pe.init=FAMILY` (width 64, 2 blocks, lr 1e-3), "
             "2,000 steps, σ = 0.1, seeds 0–4 per family.",
-    jobs=(jobs.LST_LEARNED,) + jobs.LST_FAMILIES, columns=COLUMNS, verdict=verdict, figure=figure,
+    jobs=(jobs.LST_LEARNED,) + jobs.LST_FAMILIES, columns=COLUMNS, verdict=verdict,
+    figure=claims.bars_figure([("test_accuracy", "test accuracy"), ("pe_rsa", "PE–grid RSA"),
+                               ("pe:mds_r2", "layout R²")]),
     keep=keep, rename={"learned": "init_normal"})
 
 if __name__ == "__main__":

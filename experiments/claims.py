@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import os
 import shlex
@@ -381,6 +382,17 @@ def plot_bars(table: Table, path: str, panels: list[tuple[str, str]], groups: li
   plt.close(fig)
 
 
+def sigma_figure(panels, init_keys=None, conditions=("learned",)):
+  """A claim's ``figure``: ``plot_against_sigma`` with these panels (metrics against σ)."""
+  return functools.partial(plot_against_sigma, panels=list(panels), conditions=list(conditions),
+                           init_keys=init_keys)
+
+
+def bars_figure(panels):
+  """A claim's ``figure``: ``plot_bars`` with these panels (a bar per condition and σ)."""
+  return functools.partial(plot_bars, panels=list(panels))
+
+
 # ----------------------------------------------------------------------------------------------
 # Command lines.
 
@@ -452,17 +464,20 @@ def all_claims() -> list[Claim]:
 
 RESULTS_HEAD = """# Results: the study's claims, re-measured with learnpe_jax
 
-Each section below is one claim of the study (Ito et al., ICML 2025, and its companion experiments;
-see `../shared/DESIGN.md`), the command that produced its table and figure, and a verdict computed
-from the numbers (`experiments/claims.py`: holds / holds partly / does not hold at this scale).
-Every table gives the mean over 5 seeds and a 95% Student-t interval. The runs are CPU-sized (a 2-core
-machine, about an hour of CPU for all six); each claim also prints its study-scale jobs for a GPU or
-TPU with `--scale=paper --print`. Negative results are kept.
+Each section is one claim of the study (Ito, Cocchi, Klinger, Ram, Campbell & Hearne, *Learning
+interpretable positional encodings in transformers depends on initialization*, ICML 2025,
+arXiv 2406.08272, and this project's network and brain experiments), the command that produced its
+table and figure, and a verdict computed from the numbers by the rule in the claim's script
+(`experiments/claim*.py`): **holds** / **holds partly** / **does not hold at this scale**. Tables
+give the mean over 5 seeds and a 95% Student-t interval; comparisons use Welch's t-test (one-sided,
+p < 0.05) or a one-way ANOVA. The runs are CPU-sized: all six claims train in about an hour on a
+2-core CPU (`--lanes=2`: one job per core). Each claim prints its study-scale jobs for a GPU or TPU
+with `--scale=paper --print`. Negative results stay in.
 
-Made by `python experiments/claims.py --all --lanes=2` (every claim; the jobs are shared between
-claims, so running them one by one trains each job once). Rerunning a claim's command on a fresh
-clone retrains its jobs from the same seeds: the numbers are deterministic on one machine and
-software stack.
+All of it: `python experiments/claims.py --all --lanes=2` (trains what is missing under
+`runs/claims`, then writes every table, figure and this file; jobs shared between claims train
+once). Each claim alone: its command below. A rerun from the same seeds gives the same numbers on
+the same machine and software stack.
 """
 
 
