@@ -8,7 +8,8 @@ it. Layouts:
   2 devices   groups of 1, the model axis sharded over 2 host devices
               (``XLA_FLAGS=--xla_force_host_platform_device_count=2``): one stream of models per core
 
-Read the figures side by side only: this kind of machine varies ±25% between runs.
+Other flags (e.g. ``--config.data.data_dir=DIR``) go to every bench run. Read the figures side by
+side only: this kind of machine varies ±25% between runs.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYOUTS = {"vmap": (0, 1), "groups": (1, 1), "2 devices": (1, 2)}  # (models_per_group, devices)
 
 
-def bench(config: str, k: int, group: int, devices: int, chunks: int, chunk_steps: int) -> dict:
+def bench(config: str, k: int, group: int, devices: int, chunks: int, chunk_steps: int,
+          extra: list[str]) -> dict:
   env = dict(os.environ)
   flags = env.get("XLA_FLAGS", "")
   env["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={devices}".strip()
   cmd = [sys.executable, "-m", "learnpe_jax.bench", f"--config={config}", f"--num_models={k}",
-         f"--models_per_group={group}", f"--chunks={chunks}", f"--chunk_steps={chunk_steps}"]
+         f"--models_per_group={group}", f"--chunks={chunks}", f"--chunk_steps={chunk_steps}",
+         *extra]
   out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, check=True)
   return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -65,14 +68,14 @@ def main(argv=None):
   p.add_argument("--chunk_steps", type=int, default=5)
   p.add_argument("--torch", action="store_true", help="add benchmarks/torch_reference.py (1 model)")
   p.add_argument("--out", default=os.path.join(REPO, "docs", "figures", "k_curve.png"))
-  args = p.parse_args(argv)
+  args, extra = p.parse_known_args(argv)  # the rest (e.g. --config.data.data_dir=…) go to bench
   rows = []
   for layout in args.layouts.split(","):
     group, devices = LAYOUTS[layout]
     for k in map(int, args.ks.split(",")):
       if k % devices:
         continue
-      r = bench(args.config, k, group, devices, args.chunks, args.chunk_steps)
+      r = bench(args.config, k, group, devices, args.chunks, args.chunk_steps, extra)
       r["layout"] = layout
       rows.append(r)
       print(f"{layout:10s} K={k:4d}  {r['model_steps_per_sec']:7.2f} model-steps/s  "
