@@ -61,7 +61,7 @@ CLAIM = claims.Claim(
               "PEs), and a large-norm init does not.",
     setting="`configs/grid2d.py` (width 64, 2 blocks, 1 head, lr 1e-3, batch 128), 2,000 steps, "
             "learned PE (normal init) at σ ∈ {0.01, 0.1, 0.3, 1, 3}, seeds 0–4 (25 models in one "
-            "vmapped job). Metrics of the first block's PE.",
+            "job, one compiled program). Metrics of the first block's PE.",
     jobs=(jobs.LST_LEARNED,), columns=COLUMNS, verdict=verdict,
     figure=claims.sigma_figure([("pe_rsa", "PE–grid RSA (block 0)"),
                                 ("pe:mds_r2", "layout R² (MDS + Procrustes)"),

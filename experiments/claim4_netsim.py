@@ -40,7 +40,7 @@ CLAIM = claims.Claim(
               "modules, a small-norm learned PE recovers the node geometry and the modules, and "
               "predicts held-out trajectories better than a large-norm one.",
     setting="`configs/netsim.py` (64 nodes, 4 modules, width 32, 2 blocks, lr 1e-3, 1,500 steps), "
-            "learned PE at σ ∈ {0.01, 0.1, 1, 3}, seeds 0–4 (20 models in one vmapped job).",
+            "learned PE at σ ∈ {0.01, 0.1, 1, 3}, seeds 0–4 (20 models in one job).",
     jobs=(jobs.NETSIM,), columns=COLUMNS, verdict=verdict,
     figure=claims.sigma_figure([("pe_rsa", "PE–position RSA"),
                                 ("pe:pe_network_ari", "module ARI (k-means on PEs)"),

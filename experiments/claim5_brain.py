@@ -43,7 +43,7 @@ CLAIM = claims.Claim(
               "parcels' 3-D geometry and cluster by functional network; a large-norm one does not.",
     setting="`configs/brain3d.py` (360 parcels, width 32, 1 block, lr 1e-2, batch 8, 2,000 steps, "
             "masked reconstruction of generated activity on the real atlas), learned PE at "
-            "σ ∈ {0.01, 0.1, 1}, seeds 0–4 (15 models in one vmapped job).",
+            "σ ∈ {0.01, 0.1, 1}, seeds 0–4 (15 models in one job).",
     jobs=(jobs.BRAIN,), columns=COLUMNS, verdict=verdict,
     figure=claims.sigma_figure([("pe_rsa", "PE–centroid RSA"),
                                 ("pe:pe_network_ari", "network ARI (k-means on PEs)"),

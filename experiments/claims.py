@@ -350,7 +350,7 @@ def plot_against_sigma(table: Table, path: str, panels: list[tuple[str, str]],
     ax.set_xlabel("PE init scale σ")
     ax.set_title(label)
     ax.grid(alpha=0.3)
-  axes[0][-1].legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="best")
   fig.tight_layout()
   fig.savefig(path, dpi=110)
   plt.close(fig)
