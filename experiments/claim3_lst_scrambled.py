@@ -26,7 +26,7 @@ from experiments.claims import Column, welch_greater  # noqa: E402
 SIGMAS = (0.01, 0.3, 3.0)
 INDEX_PES = ("sinusoidal_1d", "rope_1d")
 COLUMNS = (Column("train_accuracy", "train acc"), Column("test_accuracy", "test acc"),
-           Column("test_accuracy:quaternary", "test quaternary"), Column("pe_rsa", "RSA"),
+           Column("test_accuracy_by_level:quaternary", "test quaternary"), Column("pe_rsa", "RSA"),
            Column("pe_rsa_init", "RSA at init"), Column("pe:mds_r2", "layout R²"))
 GRID_ORDER = {j.condition: j for j in (jobs.LST_LEARNED,) + jobs.LST_BASELINES}
 

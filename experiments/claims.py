@@ -60,6 +60,7 @@ class Job:
   condition: str
   overrides: tuple[tuple[str, object], ...] = ()
   cpu_overrides: tuple[tuple[str, object], ...] = ()
+  paper: bool = True  # False: a CPU-only job (e.g. a longer budget) with no study-scale version
 
   def spec(self, scale: str = "cpu") -> dict:
     """The job as an ``experiments/launch.py`` job-list entry at ``scale`` ('cpu' | 'paper')."""
@@ -269,6 +270,11 @@ class Table:
 
 
 def make_table(claim: Claim, records: list[dict]) -> Table:
+  known = set().union(*(r.keys() for r in records)) if records else set()
+  missing = [c.key for c in claim.columns if c.key not in known]
+  if records and missing:
+    raise ValueError(f"claim {claim.name}: column key(s) {missing} are in no model record; "
+                     f"known keys: {sorted(known)}")
   order = {claim.rename.get(j.condition, j.condition): i
            for i, j in reversed(list(enumerate(claim.jobs)))}
   keyed: dict[tuple, list[dict]] = {}
@@ -443,7 +449,7 @@ def main(claim: Claim, argv: list[str] | None = None) -> int:
     raise SystemExit("error: --scale=paper is a GPU/TPU job; use it with --print and run the "
                      "printed commands there")
   if args.print:
-    for job in claim.jobs:
+    for job in (j for j in claim.jobs if args.scale == "cpu" or j.paper):
       print(shlex.join(job.command(args.root, args.scale)[1:]).replace("-m ", "python -m ", 1))
     return 0
   if not args.gather:
