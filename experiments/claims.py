@@ -118,7 +118,7 @@ def run_jobs(jobs: list[Job], root: str, lanes: int = 1) -> None:
   for j in jobs:
     if finished(j, root):
       print(f"[{j.name}] finished, skipped", flush=True)
-  running: list[tuple[Job, subprocess.Popen, int]] = []
+  running: list[tuple[Job, subprocess.Popen, int, object]] = []
   free = list(range(max(1, lanes)))
   failed = []
   while todo or running:
@@ -130,13 +130,14 @@ def run_jobs(jobs: list[Job], root: str, lanes: int = 1) -> None:
       os.makedirs(os.path.join(root, job.name), exist_ok=True)
       log = open(os.path.join(root, job.name, "train.log"), "a")
       print(f"[{job.name}] lane {lane}: {shlex.join(job.command(root)[1:])}", flush=True)
-      running.append((job, subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=log), lane))
+      running.append((job, subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=log), lane, log))
     time.sleep(2)
     for entry in list(running):
-      job, proc, lane = entry
+      job, proc, lane, log = entry
       if proc.poll() is None:
         continue
       running.remove(entry)
+      log.close()
       free.append(lane)
       if proc.returncode != 0:
         failed.append(job.name)
