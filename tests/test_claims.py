@@ -1,5 +1,6 @@
 """experiments/claims.py: intervals, verdict rules on known numbers, and a claim run end to end."""
 
+import dataclasses
 import json
 import os
 
@@ -36,12 +37,14 @@ def test_welch_greater_separates_only_separated_samples():
 
 
 def _records(claim, values_by_group, rng, n=5):
-  """Synthetic per-model records: ``{(condition, σ): {metric: mean}}`` plus seed noise."""
+  """Synthetic per-model records: ``{(condition, σ): {metric: mean}}`` plus seed noise; the claim's
+  other columns are 0."""
   out = []
   for (condition, sigma), metrics in values_by_group.items():
     for seed in range(n):
       rec = {"condition": condition, "pe_init_scale": sigma, "seed": seed}
-      rec.update({k: v + 0.01 * rng.normal() for k, v in metrics.items()})
+      means = {c.key: 0.0 for c in claim.columns} | metrics
+      rec.update({k: v + 0.01 * rng.normal() for k, v in means.items()})
       out.append(rec)
   return out
 
@@ -74,12 +77,22 @@ def test_parts_verdict_and_family_anova():
   assert claim4.verdict(netsim_table(0.0, 0.0, 0.5))[0] == "does not hold at this scale"
 
   def family_table(spread):
-    groups = {(c, 0.1): {"test_accuracy": 0.5 + spread * i, "pe_rsa": 0.3 + spread * i,
-                         "pe:mds_r2": 0.3}
-              for i, c in enumerate(["init_normal", "init_uniform", "init_orthogonal"])}
-    return claims.make_table(claim6.CLAIM, _records(claim6.CLAIM, groups, rng))
+    # The same seed noise in every family: with spread 0 the families are identical (ANOVA p = 1).
+    records = []
+    for i, c in enumerate(["init_normal", "init_uniform", "init_orthogonal"]):
+      group = {(c, 0.1): {"test_accuracy": 0.5 + spread * i, "pe_rsa": 0.3 + spread * i,
+                          "pe:mds_r2": 0.3}}
+      records += _records(claim6.CLAIM, group, np.random.default_rng(3))
+    return claims.make_table(claim6.CLAIM, records)
   assert claim6.verdict(family_table(0.2))[0] == "holds"
   assert claim6.verdict(family_table(0.0))[0] == "does not hold at this scale"
+
+
+def test_a_misspelt_column_is_an_error():
+  rng = np.random.default_rng(2)
+  bad = dataclasses.replace(claim1.CLAIM, columns=(claims.Column("pe_rsa_typo", "x"),))
+  with pytest.raises(ValueError, match="pe_rsa_typo"):
+    claims.make_table(bad, _records(claim1.CLAIM, {("learned", 0.1): {"pe_rsa": 0.2}}, rng))
 
 
 def test_jobs_print_at_cpu_and_paper_scale():
