@@ -37,8 +37,14 @@ def _normal(key, shape, dtype):
   return jax.random.normal(key, shape, dtype)
 
 
+# The std of N(0, 1) truncated to ±2: sqrt(1 − 2·2·φ(2) / (Φ(2) − Φ(−2))) ≈ 0.8796.
+_TRUNCATED_STD = math.sqrt(1.0 - 4.0 * math.exp(-2.0) / math.sqrt(2.0 * math.pi)
+                           / math.erf(2.0 / math.sqrt(2.0)))
+
+
 def _truncated_normal(key, shape, dtype):
-  return jax.nn.initializers.truncated_normal(stddev=1.0, lower=-2.0, upper=2.0)(key, shape, dtype)
+  x = jax.random.truncated_normal(key, -2.0, 2.0, shape, dtype)
+  return x / jnp.asarray(_TRUNCATED_STD, dtype)
 
 
 def _uniform(key, shape, dtype):
