@@ -477,10 +477,11 @@ arXiv 2406.08272, and this project's network and brain experiments), the command
 table and figure, and a verdict computed from the numbers by the rule in the claim's script
 (`experiments/claim*.py`): **holds** / **holds partly** / **does not hold at this scale**. Tables
 give the mean over 5 seeds and a 95% Student-t interval; comparisons use Welch's t-test (one-sided,
-p < 0.05) or a one-way ANOVA. The runs are CPU-sized: the 18 jobs (145 models: 2,000
-steps on the LST and brain, 1,500 on the network, 10 LST models to 6,000) trained in about 1 h 40 min on a 2-core CPU with `--lanes=2` (one job per
-core), measured while other work shared the machine. Each claim prints its study-scale jobs for a
-GPU or TPU with `--scale=paper --print`. Negative results stay in.
+p < 0.05) or a one-way ANOVA. The runs are CPU-sized: the 18 jobs (145 models: 2,000 steps on
+the LST and brain, 1,500 on the network, 10 LST models to 6,000) trained in about 1 h 40 min on a
+2-core CPU with `--lanes=2` (one job per core), measured while other work shared the machine. Each
+claim prints its study-scale jobs for a GPU or TPU with `--scale=paper --print`. Negative results
+stay in.
 
 All of it: `python experiments/claims.py --all --lanes=2` (trains what is missing under
 `runs/claims`, then writes every table, figure and this file; jobs shared between claims train
