@@ -52,15 +52,17 @@ SEEDS = (0, 1, 2, 3, 4)
 class Job:
   """One training run: ``python -m learnpe_jax.main --config=CONFIG --config.K=V ...``.
 
-  ``condition`` labels its models in the claim's table (with σ when the job sweeps σ); ``paper`` is
-  the config of the same job at the study's full scale (its overrides minus the CPU-scale ones).
+  ``condition`` labels its models in the claim's table (with σ when the job sweeps σ). On the CPU
+  the job runs with ``overrides`` and ``cpu_overrides``; at the study's scale it runs the config's
+  ``:paper`` variant with ``overrides`` only; ``paper=False`` marks a CPU-only job (e.g. a longer
+  CPU budget) that has no study-scale version.
   """
   name: str
   config: str
   condition: str
   overrides: tuple[tuple[str, object], ...] = ()
   cpu_overrides: tuple[tuple[str, object], ...] = ()
-  paper: bool = True  # False: a CPU-only job (e.g. a longer budget) with no study-scale version
+  paper: bool = True
 
   def spec(self, scale: str = "cpu") -> dict:
     """The job as an ``experiments/launch.py`` job-list entry at ``scale`` ('cpu' | 'paper')."""
