@@ -30,6 +30,7 @@ def test_bench_prints_one_json_line_with_every_field(data_dir):
   assert 0 < r["mfu"] < 2
 
 
+@pytest.mark.slow
 def test_k_curve_writes_rows_and_a_figure(tmp_path, data_dir):
   out = subprocess.run([sys.executable, "benchmarks/k_curve.py", "--config=configs/grid2d.py:smoke",
                         "--ks=1,2", "--layouts=groups,2 devices", "--chunks=1", "--chunk_steps=5",
