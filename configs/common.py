@@ -63,6 +63,7 @@ def train(*, batch_size: int, num_steps: int, chunk_steps: int, eval_every: int,
   t.chunk_steps = chunk_steps        # steps per compiled lax.scan
   if models_per_group is not None:
     t.models_per_group = models_per_group
+  t.parallel_streams = 1
   t.eval_every = eval_every          # multiple of chunk_steps
   t.checkpoint_every = eval_every    # multiple of chunk_steps
   t.log_every = log_every

@@ -32,6 +32,8 @@ _CHUNKS = flags.DEFINE_integer("chunks", 3, "Timed chunks after the compile chun
 _CHUNK_STEPS = flags.DEFINE_integer("chunk_steps", None, "Override config.train.chunk_steps.")
 _GROUP = flags.DEFINE_integer("models_per_group", None,
                               "Override config.train.models_per_group (0: all models in one vmap).")
+_STREAMS = flags.DEFINE_integer("parallel_streams", None,
+                                "Override config.train.parallel_streams.")
 
 
 def matmul_peak_gflops(n: int = 2048, repeats: int = 10) -> float:
@@ -45,7 +47,9 @@ def matmul_peak_gflops(n: int = 2048, repeats: int = 10) -> float:
   return 2 * n**3 * repeats / (time.perf_counter() - t) / 1e9
 
 
-def benchmark(config, num_models: int, chunks: int) -> dict:
+def build(config, num_models: int):
+  """The config's trainer for ``num_models`` models (σ spread over 0.01–3), its initial state, the
+  compiled chunk, its compile time and XLA's FLOPs per model-step."""
   from learnpe_jax.sweep import model_axis
   from learnpe_jax.tasks.registry import load_task
   from learnpe_jax.trainer import Trainer
@@ -60,10 +64,8 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
   trainer = Trainer(config, task, model_axis(config))
   state = trainer.init()
   t0 = time.perf_counter()
-  lowered = trainer.train_chunk.lower(state)
-  compiled = lowered.compile()
+  compiled = trainer.train_chunk.lower(state).compile()
   compile_sec = time.perf_counter() - t0
-  steps = config.train.chunk_steps
   # XLA's cost analysis counts a loop body once, so analyse a chunk of one step.
   one_step_config = config.copy_and_resolve_references()
   one_step_config.train.chunk_steps = 1
@@ -72,13 +74,24 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
   cost = one_step.train_chunk.lower(one_step.init()).compile().cost_analysis()
   cost = cost[0] if isinstance(cost, (list, tuple)) else cost
   flops_per_model_step = float(cost.get("flops", float("nan"))) / num_models
-  state, m = compiled(state)  # warm-up
-  jax.block_until_ready(m)
+  return trainer, state, compiled, compile_sec, flops_per_model_step
+
+
+def time_chunks(compiled, state, chunks: int):
+  """Seconds for ``chunks`` chunks (after the state is ready) and the state after them."""
+  jax.block_until_ready(state)
   t = time.perf_counter()
   for _ in range(chunks):
     state, m = compiled(state)
   jax.block_until_ready(m)
-  elapsed = time.perf_counter() - t
+  return time.perf_counter() - t, state
+
+
+def benchmark(config, num_models: int, chunks: int) -> dict:
+  trainer, state, compiled, compile_sec, flops_per_model_step = build(config, num_models)
+  config, steps = trainer.config, trainer.config.train.chunk_steps
+  _, state = time_chunks(compiled, state, 1)  # warm-up
+  elapsed, state = time_chunks(compiled, state, chunks)
   rate = chunks * steps * num_models / elapsed
   peak = matmul_peak_gflops()
   achieved = flops_per_model_step * rate / 1e9
@@ -95,18 +108,25 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
       "devices": [str(d) for d in jax.devices()],
       "width": config.model.width, "depth": config.model.depth,
       "batch_size": config.train.batch_size, "chunk_steps": steps,
-      "models_per_group": trainer.group_size,
+      "models_per_group": trainer.group_size, "parallel_streams": trainer.streams,
   }
 
 
-def main(argv):
-  del argv
+def config_from_flags():
+  """--config with the --chunk_steps, --models_per_group and --parallel_streams overrides."""
   config = _CONFIG.value
   if _CHUNK_STEPS.value:
     config.train.chunk_steps = _CHUNK_STEPS.value
   if _GROUP.value is not None:
     config.train.models_per_group = _GROUP.value
-  print(json.dumps(benchmark(config, _NUM_MODELS.value, _CHUNKS.value)))
+  if _STREAMS.value is not None:
+    config.train.parallel_streams = _STREAMS.value
+  return config
+
+
+def main(argv):
+  del argv
+  print(json.dumps(benchmark(config_from_flags(), _NUM_MODELS.value, _CHUNKS.value)))
   sys.stdout.flush()
 
 

@@ -74,6 +74,10 @@ class Trainer:
     # Models trained together in one vmap; groups run one after another. 0: all at once.
     wanted = config.train.get("models_per_group", 0) or axis.size
     self.group_size = max(g for g in range(1, min(wanted, axis.size) + 1) if axis.size % g == 0)
+    # Independent streams of models within a group (see run_group); 1: the group is one vmap.
+    streams = config.train.get("parallel_streams", 1)
+    self.streams = max(s for s in range(1, min(streams, self.group_size) + 1)
+                       if self.group_size % s == 0)
     self.init = jax.jit(self._init, out_shardings=state_sharding)
     self.train_chunk = jax.jit(self._train_chunk, donate_argnums=0,
                                out_shardings=(state_sharding, models_on))
@@ -149,20 +153,24 @@ class Trainer:
         lambda e: epoch_permutation(key, e, num_train))(epochs))(state["models"]["data_key"])
     steps = state["step"] + jnp.arange(chunk, dtype=jnp.int32)
     step_all = jax.vmap(self._train_step, in_axes=(0, None, 0, None))
+    streams = self.streams
 
     def run_group(group):
-      """The whole chunk for a group of models, vmapped over the group."""
-      models, perms = group
-      size = perms.shape[0]
+      """The whole chunk for a group of models: ``streams`` independent vmaps of the group's models
+      inside one scan (the CPU runtime runs independent ops of a program concurrently)."""
+      split = lambda tree: [jax.tree.map(lambda a: a.reshape((streams, -1) + a.shape[1:])[i], tree)
+                            for i in range(streams)]
+      merge = lambda trees: jax.tree.map(lambda *parts: jnp.concatenate(parts), *trees)
+      models, perms = split(group[0]), split(group[1])
 
       def body(carry, step):
-        models, metrics = carry
-        models, step_metrics = step_all(models, step, perms, first_epoch)
-        return (models, metrics.merge(step_metrics)), None
+        outs = [step_all(m, step, p, first_epoch) for (m, _), p in zip(carry, perms)]
+        return [(m, metrics.merge(new)) for (m, new), (_, metrics) in zip(outs, carry)], None
 
-      empty = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(size))
-      (models, metrics), _ = jax.lax.scan(body, (models, empty), steps)
-      return models, jax.vmap(lambda m: m.compute())(metrics)
+      empty = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(perms[0].shape[0]))
+      carry, _ = jax.lax.scan(body, [(m, empty) for m in models], steps)
+      return merge([m for m, _ in carry]), merge([jax.vmap(lambda m: m.compute())(metrics)
+                                                  for _, metrics in carry])
 
     group = self.group_size
     if group == self.axis.size:

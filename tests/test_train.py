@@ -43,6 +43,30 @@ def test_vmapped_sweep_equals_loop_of_single_model_runs(smoke_config):
   assert not np.allclose(pe[0], pe[1]) and not np.allclose(pe[0], pe[2])
 
 
+def test_every_model_layout_trains_the_same_models(smoke_config):
+  """Groups one after another (``models_per_group``) and independent streams inside a group
+  (``parallel_streams``) change only how the models are scheduled, not what they compute."""
+  config = smoke_config
+  config.sweep.pe_init_scale = (0.05, 0.3, 1.5, 0.8)
+  config.sweep.seeds = (0,)
+  config.train.chunk_steps = 20
+
+  def run(group, streams):
+    c = config.copy_and_resolve_references()
+    c.train.models_per_group, c.train.parallel_streams = group, streams
+    trainer = Trainer(c, load_task(c), model_axis(c))
+    state, metrics = trainer.train_chunk(trainer.init())
+    return (trainer.group_size, trainer.streams), jax.device_get((state, metrics))
+
+  layout, (reference, ref_metrics) = run(0, 1)
+  assert layout == (4, 1)
+  for group, streams, expected in [(2, 2, (2, 2)), (4, 2, (4, 2)), (0, 4, (4, 4))]:
+    layout, (state, metrics) = run(group, streams)
+    assert layout == expected
+    for a, b in zip(jax.tree.leaves((state, metrics)), jax.tree.leaves((reference, ref_metrics))):
+      np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5, err_msg=str(layout))
+
+
 def test_same_seed_gives_same_unit_draw_at_every_sigma(smoke_config):
   smoke_config.sweep.pe_init_scale = (0.1, 2.0)
   smoke_config.sweep.seeds = (5,)

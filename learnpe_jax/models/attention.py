@@ -8,6 +8,10 @@ With q_i, k_j, v_j per head (dimension Dh) and the fields of ``PositionalTerms``
     out_i     = Σ_j p_ij (v_j + rel_v_ij)
 Each term is applied only when the PE set it, so a PE never edits this block. ``rel_k``/``rel_v``
 are shared by the heads ([N, N, Dh]) or per head ([H, N, N, Dh]).
+
+``query_rows`` (a slice of the N tokens) computes the outputs of those queries only, against all
+keys: the same numbers as slicing the full output, for a fraction of the cost. The encoder uses it
+in its last block when only the last token is read out.
 """
 
 from __future__ import annotations
@@ -28,22 +32,28 @@ class SelfAttention(nn.Module):
   dtype: jnp.dtype = jnp.float32
 
   @nn.compact
-  def __call__(self, x_BNW: jax.Array, terms: PositionalTerms) -> jax.Array:
+  def __call__(self, x_BNW: jax.Array, terms: PositionalTerms,
+               query_rows: slice | None = None) -> jax.Array:
     width = x_BNW.shape[-1]
     head_dim = width // self.num_heads
     dense = lambda name, bias=True: nn.DenseGeneral((self.num_heads, head_dim), use_bias=bias,
                                                     dtype=self.dtype, name=name)
     # No key bias: it adds q_i·b to every logit of row i, which softmax cancels; its gradient is
     # exactly zero, and Adam would turn the roundoff in it into full-size steps.
-    q_BNHK, k_BNHK = dense("query")(x_BNW), dense("key", bias=False)(x_BNW)
-    v_BNHK = dense("value")(x_BNW)
+    # Rotation needs the query at every position; otherwise only the wanted rows are projected.
+    rows_first = query_rows is not None and terms.rotate is None
+    q_BNHK = dense("query")(x_BNW[:, query_rows] if rows_first else x_BNW)
+    k_BNHK, v_BNHK = dense("key", bias=False)(x_BNW), dense("value")(x_BNW)
     if terms.rotate is not None:
       q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
-    batch, n = x_BNW.shape[0], x_BNW.shape[1]
+    if query_rows is not None:
+      q_BNHK = q_BNHK if rows_first else q_BNHK[:, query_rows]
+      terms = terms.for_query_rows(query_rows)
+    batch, n_q, n = x_BNW.shape[0], q_BNHK.shape[1], x_BNW.shape[1]
     if terms.content_logits:
       logits_BHNN = jnp.einsum("bnhk,bmhk->bhnm", q_BNHK, k_BNHK)
     else:
-      logits_BHNN = jnp.zeros((batch, self.num_heads, n, n), self.dtype)
+      logits_BHNN = jnp.zeros((batch, self.num_heads, n_q, n), self.dtype)
     if terms.rel_k is not None:
       logits_BHNN = logits_BHNN + _rel_einsum(q_BNHK, terms.rel_k, "bnhk,nmk->bhnm",
                                               "bnhk,hnmk->bhnm")

@@ -48,6 +48,15 @@ class PositionalTerms:
   pos_logits: jax.Array | None = None
   content_logits: bool = flax.struct.field(pytree_node=False, default=True)
 
+  def for_query_rows(self, rows: slice) -> "PositionalTerms":
+    """These terms for the queries ``rows`` only (the query axis of every [.., N_q, N_k(, Dh)]
+    field sliced); ``add`` and ``rotate`` act on whole blocks and stay as they are."""
+    qk = lambda t: None if t is None else t[..., rows, :]
+    qkd = lambda t: None if t is None else t[..., rows, :, :]
+    return self.replace(logit_bias=qk(self.logit_bias), probs_scale=qk(self.probs_scale),
+                        pos_logits=qk(self.pos_logits), rel_k=qkd(self.rel_k),
+                        rel_v=qkd(self.rel_v))
+
   def acts_on_attention(self) -> bool:
     return (not self.content_logits) or any(t is not None for t in (
         self.logit_bias, self.rotate, self.rel_k, self.rel_v, self.content_bias, self.probs_scale,
