@@ -59,6 +59,8 @@ def build(config, num_models: int):
   config.sweep.pe_init_scale = tuple(np.geomspace(0.01, 3.0, num_models).round(5).tolist())
   config.sweep.seeds = (0,)
   config.sweep.learning_rate = ()
+  t = config.train  # only chunks run here: keep the host-loop cadences valid for any chunk size
+  t.num_steps = t.eval_every = t.checkpoint_every = t.log_every = t.chunk_steps
   config_validation.validate(config)
   task = load_task(config)
   trainer = Trainer(config, task, model_axis(config))
