@@ -7,8 +7,9 @@ minutes; alternating windows see the same drift, so the per-round ratio is what 
 median is printed). One JSON line last:
   jax_model_steps_per_sec, torch_model_steps_per_sec   per round
   ratio_per_round, ratio_median                        JAX ÷ PyTorch
-  train_flops_per_model_step, mfu_median               XLA's FLOPs; MFU against the matmul peak
-                                                       measured in the same process
+  train_flops_per_model_step, model_flops_per_model_step, mfu_median, hfu_median
+                                                       as in ``learnpe_jax.bench`` (the matmul
+                                                       peak measured in the same process)
   compile_sec, peak_rss_mb, num_models, models_per_group, parallel_streams
 Needs ``pip install torch`` (an optional extra, not a dependency of learnpe_jax).
 """
@@ -61,9 +62,11 @@ def main(argv):
       "torch_model_steps_per_sec": [round(x, 3) for x in torch_rates],
       "ratio_per_round": [round(x, 3) for x in ratios],
       "ratio_median": round(statistics.median(ratios), 3),
-      "train_flops_per_model_step": flops,
+      "train_flops_per_model_step": flops["train"],
+      "model_flops_per_model_step": flops["model"],
       "matmul_peak_gflops": round(peak, 2),
-      "mfu_median": round(statistics.median(jax_rates) * flops / 1e9 / peak, 3),
+      "mfu_median": round(statistics.median(jax_rates) * flops["model"] / 1e9 / peak, 3),
+      "hfu_median": round(statistics.median(jax_rates) * flops["train"] / 1e9 / peak, 3),
       "compile_sec": round(compile_sec, 2),
       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
       "num_models": k, "models_per_group": trainer.group_size,

@@ -55,7 +55,8 @@ def get_config(arg=None):
   config.optim = common.optim(learning_rate=1e-2)  # 3e-3 left every σ at the no-identity
   #                                                  baseline in 1,500 steps
   config.train = common.train(batch_size=8, num_steps=2000, chunk_steps=50, eval_every=500,
-                              log_every=50, eval_batch_size=250)
+                              log_every=50, eval_batch_size=250, models_per_group=0,
+                              parallel_streams=1)  # small models: one vmap
   config.sweep = common.sweep(pe_init_scale=(0.01, 0.1, 1.0), seeds=(0, 1))
   config.analysis = common.analysis()
 

@@ -30,9 +30,10 @@ def get_config(arg=None):
   # Companion: width 160, 4 blocks, lr 1e-4 (too slow for a CPU budget).
   config.model = common.model(variants, width=64, depth=2, mlp_ratio=4, readout="last")
   config.optim = common.optim(learning_rate=1e-3)
-  # On a CPU one model at a time uses the caches best (README, Performance); on a GPU, vmap all.
+  # Models share the machine as the platform suits (README, Performance): train.models_per_group
+  # and train.parallel_streams None.
   config.train = common.train(batch_size=128, num_steps=3000, chunk_steps=100, eval_every=500,
-                              log_every=100, eval_batch_size=1024, models_per_group=1)
+                              log_every=100, eval_batch_size=1024)
   config.sweep = common.sweep(pe_init_scale=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0), seeds=(0, 1, 2))
   config.analysis = common.analysis()
 

@@ -47,7 +47,8 @@ def get_config(arg=None):
   config.model = common.model(variants, width=32, depth=2, mlp_ratio=4, readout="tokens")
   config.optim = common.optim(learning_rate=1e-3)
   config.train = common.train(batch_size=64, num_steps=1500, chunk_steps=100, eval_every=500,
-                              log_every=100, eval_batch_size=512)
+                              log_every=100, eval_batch_size=512, models_per_group=0,
+                              parallel_streams=1)  # small models: one vmap
   config.sweep = common.sweep(pe_init_scale=(0.01, 0.1, 1.0, 3.0), seeds=(0, 1))
   config.analysis = common.analysis()
 

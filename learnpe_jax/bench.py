@@ -4,11 +4,16 @@ Builds the config's task, model and ``Trainer`` (the code ``train.py`` runs), co
 times ``--chunks`` more, and prints one JSON line last:
   model_steps_per_sec         models × steps per second (the sweep's throughput)
   examples_per_sec            model_steps_per_sec × batch size
-  train_flops_per_model_step  XLA's cost analysis of the compiled chunk ÷ (chunk steps × K)
+  train_flops_per_model_step  FLOPs the compiled step executes (XLA's cost analysis of a one-step
+                              chunk ÷ K)
+  model_flops_per_model_step  FLOPs of the plain computation of the same step
+                              (``model.exact_shortcuts=False``; what the PyTorch reference runs)
   achieved_gflops             train_flops_per_model_step × model_steps_per_sec / 1e9
   matmul_peak_gflops          a dense 2048² float32 matmul measured in the same process (the
                               practical ceiling of this machine)
-  mfu                         achieved_gflops / matmul_peak_gflops
+  mfu                         model FLOPs utilisation (PaLM's definition, Chowdhery et al. 2022,
+                              App. B): model_flops_per_model_step × rate ÷ matmul peak
+  hfu                         hardware FLOPs utilisation: achieved_gflops ÷ matmul peak
   compile_sec, peak_rss_mb, num_models, devices
 """
 
@@ -68,15 +73,26 @@ def build(config, num_models: int):
   t0 = time.perf_counter()
   compiled = trainer.train_chunk.lower(state).compile()
   compile_sec = time.perf_counter() - t0
-  # XLA's cost analysis counts a loop body once, so analyse a chunk of one step.
-  one_step_config = config.copy_and_resolve_references()
-  one_step_config.train.chunk_steps = 1
-  one_step_config.train.models_per_group = 0  # lax.map bodies are counted once, too
-  one_step = Trainer(one_step_config, task, model_axis(config))
-  cost = one_step.train_chunk.lower(one_step.init()).compile().cost_analysis()
+  flops = {"train": xla_flops_per_model_step(config, task),
+           "model": xla_flops_per_model_step(config, task, exact_shortcuts=False)}
+  return trainer, state, compiled, compile_sec, flops
+
+
+def xla_flops_per_model_step(config, task, exact_shortcuts: bool | None = None) -> float:
+  """XLA's cost analysis of one train step per model (with ``model.exact_shortcuts`` overridden)."""
+  from learnpe_jax.sweep import model_axis
+  from learnpe_jax.trainer import Trainer
+
+  config = config.copy_and_resolve_references()
+  config.train.chunk_steps = 1  # the analysis counts a loop body once: analyse a one-step chunk
+  config.train.models_per_group = 0  # lax.map bodies are counted once, too
+  if exact_shortcuts is not None:
+    config.model.exact_shortcuts = exact_shortcuts
+  axis = model_axis(config)
+  trainer = Trainer(config, task, axis)
+  cost = trainer.train_chunk.lower(trainer.init()).compile().cost_analysis()
   cost = cost[0] if isinstance(cost, (list, tuple)) else cost
-  flops_per_model_step = float(cost.get("flops", float("nan"))) / num_models
-  return trainer, state, compiled, compile_sec, flops_per_model_step
+  return float(cost.get("flops", float("nan"))) / axis.size
 
 
 def time_chunks(compiled, state, chunks: int):
@@ -90,20 +106,22 @@ def time_chunks(compiled, state, chunks: int):
 
 
 def benchmark(config, num_models: int, chunks: int) -> dict:
-  trainer, state, compiled, compile_sec, flops_per_model_step = build(config, num_models)
+  trainer, state, compiled, compile_sec, flops = build(config, num_models)
   config, steps = trainer.config, trainer.config.train.chunk_steps
   _, state = time_chunks(compiled, state, 1)  # warm-up
   elapsed, state = time_chunks(compiled, state, chunks)
   rate = chunks * steps * num_models / elapsed
   peak = matmul_peak_gflops()
-  achieved = flops_per_model_step * rate / 1e9
+  achieved = flops["train"] * rate / 1e9
   return {
       "model_steps_per_sec": round(rate, 3),
       "examples_per_sec": round(rate * config.train.batch_size, 1),
-      "train_flops_per_model_step": flops_per_model_step,
+      "train_flops_per_model_step": flops["train"],
+      "model_flops_per_model_step": flops["model"],
       "achieved_gflops": round(achieved, 2),
       "matmul_peak_gflops": round(peak, 2),
-      "mfu": round(achieved / peak, 3),
+      "mfu": round(flops["model"] * rate / 1e9 / peak, 3),
+      "hfu": round(achieved / peak, 3),
       "compile_sec": round(compile_sec, 2),
       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
       "num_models": num_models,
@@ -111,6 +129,7 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
       "width": config.model.width, "depth": config.model.depth,
       "batch_size": config.train.batch_size, "chunk_steps": steps,
       "models_per_group": trainer.group_size, "parallel_streams": trainer.streams,
+      "exact_shortcuts": config.model.exact_shortcuts,
   }
 
 

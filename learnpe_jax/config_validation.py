@@ -44,6 +44,10 @@ def validate(config) -> None:
             "eval_batch_size"):
     _positive(f"train.{f}", t[f], integer=True)
   _positive("train.num_steps", t.num_steps, integer=True, allow_zero=True)
+  if t.get("models_per_group") is not None:
+    _positive("train.models_per_group", t.models_per_group, integer=True, allow_zero=True)
+  if t.get("parallel_streams") is not None:
+    _positive("train.parallel_streams", t.parallel_streams, integer=True)
   for f in ("eval_every", "checkpoint_every", "num_steps"):
     if t[f] % t.chunk_steps:
       raise ConfigError(f"train.{f}", t[f], f"a multiple of train.chunk_steps={t.chunk_steps}")

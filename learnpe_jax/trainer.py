@@ -34,7 +34,28 @@ def build_model(config, task: TaskData, pe_init_scale=1.0) -> Encoder:
   return Encoder(pe=pe, width=m.width, depth=m.depth, num_heads=m.num_heads,
                  mlp_ratio=m.mlp_ratio, num_outputs=task.num_outputs, readout=m.readout,
                  pe_placement=m.pe_placement, pe_sharing=m.pe_sharing, norm=m.norm,
-                 dtype=jnp.dtype(m.dtype))
+                 dtype=jnp.dtype(m.dtype), exact_shortcuts=m.get("exact_shortcuts", True))
+
+
+CPU_STREAMS = 2  # measured fastest on 2 cores (README, Performance)
+
+
+def layout(train_config, num_models: int) -> tuple[int, int]:
+  """(models per group, streams per group) for ``train.models_per_group``/``parallel_streams``.
+
+  Groups run one after another in one program (``lax.map``), each as ``streams`` independent
+  vmaps inside one scan; the CPU runtime runs independent ops concurrently, so two streams keep two
+  cores busy without splitting every small op between them. None picks by platform: on a CPU
+  groups of ``CPU_STREAMS`` models as that many streams, elsewhere all models in one vmap. Sizes
+  are rounded down to divisors of the model count (and of the group)."""
+  on_cpu = jax.default_backend() == "cpu"
+  group = train_config.get("models_per_group")
+  group = (CPU_STREAMS if on_cpu else 0) if group is None else group
+  streams = train_config.get("parallel_streams")
+  streams = (CPU_STREAMS if on_cpu else 1) if streams is None else streams
+  largest_divisor = lambda n, at_most: max(d for d in range(1, min(at_most, n) + 1) if n % d == 0)
+  group = largest_divisor(num_models, group or num_models)
+  return group, largest_divisor(group, streams)
 
 
 def epoch_permutation(key, epoch, num_examples: int):
@@ -71,13 +92,7 @@ class Trainer:
     self.eval_data = {name: jax.device_put(_pad_for_eval(split, eval_batch), everywhere)
                       for name, split in (("train", task.train), ("test", task.test))}
     self.num_levels = len(task.level_names)
-    # Models trained together in one vmap; groups run one after another. 0: all at once.
-    wanted = config.train.get("models_per_group", 0) or axis.size
-    self.group_size = max(g for g in range(1, min(wanted, axis.size) + 1) if axis.size % g == 0)
-    # Independent streams of models within a group (see run_group); 1: the group is one vmap.
-    streams = config.train.get("parallel_streams", 1)
-    self.streams = max(s for s in range(1, min(streams, self.group_size) + 1)
-                       if self.group_size % s == 0)
+    self.group_size, self.streams = layout(config.train, axis.size)
     self.init = jax.jit(self._init, out_shardings=state_sharding)
     self.train_chunk = jax.jit(self._train_chunk, donate_argnums=0,
                                out_shardings=(state_sharding, models_on))

@@ -17,8 +17,10 @@ import time
 from learnpe_jax.errors import UserError
 
 # Config fields that may change between a run and its resumption without changing its results.
-# ``train.num_steps`` may grow: rerunning with more steps continues the run.
-RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps")
+# ``train.num_steps`` may grow: rerunning with more steps continues the run. The last three only
+# schedule the same computation differently (results equal up to float roundoff).
+RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps", "train.models_per_group",
+                    "train.parallel_streams", "model.exact_shortcuts")
 
 
 def atomic_write_text(path: str, text: str) -> None:

@@ -147,7 +147,7 @@ def test_encoder_skipping_unread_tokens_is_exact(norm):
   pe = build_pe(default_pe_config("learned"), width=WIDTH, num_heads=HEADS, num_tokens=16,
                 init_scale=0.5)
   make = lambda skip: Encoder(pe=pe, width=WIDTH, depth=3, num_heads=HEADS, mlp_ratio=2,
-                              num_outputs=2, norm=norm, skip_unread_tokens=skip)
+                              num_outputs=2, norm=norm, exact_shortcuts=skip)
   x = tokens_for(positions, batch=4)
   params = make(True).init(jax.random.PRNGKey(0), x, positions)
   loss = lambda skip: lambda p: jnp.sum(make(skip).apply(p, x, positions) ** 2)

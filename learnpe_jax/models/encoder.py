@@ -86,7 +86,7 @@ class Encoder(nn.Module):
   block_noise_sd: float = 0.0
   # Exact shortcuts (same function, fewer FLOPs): with readout 'last' the last block computes the
   # last token only; under post-norm the first block's projections factor through the features.
-  skip_unread_tokens: bool = True
+  exact_shortcuts: bool = True
 
   def pe_blocks(self) -> list[int]:
     """The PE block indices the encoder asks for (one per distinct PE)."""
@@ -110,7 +110,7 @@ class Encoder(nn.Module):
     # Post-norm: the first block's attention sees its input only through its q/k/v projections,
     # and that input is affine in the F token features (embedding + PE), so the projections
     # factor through them (exact; F·W instead of W·W multiply-adds per token when F < W).
-    factor_first = (self.skip_unread_tokens and self.norm == "post" and self.block_noise_sd == 0
+    factor_first = (self.exact_shortcuts and self.norm == "post" and self.block_noise_sd == 0
                     and tokens_BNF.shape[-1] < self.width)
     for b in range(self.depth):
       terms = NO_TERMS
@@ -124,7 +124,7 @@ class Encoder(nn.Module):
         x_BNW = x_BNW + self.block_noise_sd * noise
       # Only the last token is read out: the last block computes that token's output alone
       # (attending to every token). Same numbers, ~20% fewer FLOPs at depth 4.
-      last_only = self.readout == "last" and b == self.depth - 1 and self.skip_unread_tokens
+      last_only = self.readout == "last" and b == self.depth - 1 and self.exact_shortcuts
       x_affine = None
       if b == 0 and factor_first and (terms.add is None or terms.add.ndim == 2):
         x_affine = Affine(tokens_BNF, embed[0], embed[1] if terms.add is None else
