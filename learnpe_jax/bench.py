@@ -92,7 +92,8 @@ def xla_flops_per_model_step(config, task, exact_shortcuts: bool | None = None) 
   trainer = Trainer(config, task, axis)
   cost = trainer.train_chunk.lower(trainer.init()).compile().cost_analysis()
   cost = cost[0] if isinstance(cost, (list, tuple)) else cost
-  return float(cost.get("flops", float("nan"))) / axis.size
+  # A sharded program's cost is one device's share: axis.size / mesh.size models.
+  return float(cost.get("flops", float("nan"))) / (axis.size / trainer.mesh.size)
 
 
 def time_chunks(compiled, state, chunks: int):

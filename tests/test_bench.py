@@ -1,6 +1,7 @@
 """The throughput benchmark runs the real trainer and reports every documented field."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -42,3 +43,16 @@ def test_k_curve_writes_rows_and_a_figure(tmp_path, data_dir):
                                                             ("2 devices", 2)]
   assert len(rows[-1]["devices"]) == 2 and len(rows[0]["devices"]) == 1
   assert (tmp_path / "k.png").stat().st_size > 1000
+
+
+@pytest.mark.slow
+def test_gpu_sweep_script_writes_one_line_per_run(tmp_path, data_dir):
+  """The prepared accelerator script, run on the CPU with the smoke config and K = 1."""
+  out = subprocess.run(["bash", "benchmarks/gpu_sweep.sh", "configs/grid2d.py:smoke", "1",
+                        f"--config.data.data_dir={data_dir}"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=900,
+                       env={**os.environ, "OUT": str(tmp_path)})
+  assert out.returncode == 0, out.stderr[-2000:]
+  rows = [json.loads(line) for line in (tmp_path / "gpu_sweep.jsonl").read_text().splitlines()]
+  assert [r["dtype"] for r in rows] == ["float32", "bfloat16"]
+  assert all(r["bench"]["num_models"] == 1 and r["bench"]["model_steps_per_sec"] > 0 for r in rows)
