@@ -101,7 +101,7 @@ def main(argv=None):
       old = json.load(f)
     rerun = {r["layout"] for r in rows}
     rows = [r for r in old["rows"] if r["layout"] not in rerun] + rows
-    commands = old.get("commands", [old.get("command")]) + commands
+    commands = old["commands"] + commands
   with open(json_path, "w") as f:
     json.dump({"commands": commands, "rows": rows}, f, indent=1)
   plot(rows, args.out, f"{args.config}, {os.cpu_count()} CPU cores")

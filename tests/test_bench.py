@@ -10,8 +10,8 @@ import pytest
 from tests.helpers import ROOT
 
 FIELDS = ("model_steps_per_sec", "examples_per_sec", "train_flops_per_model_step",
-          "achieved_gflops", "matmul_peak_gflops", "mfu", "compile_sec", "peak_rss_mb",
-          "num_models", "devices")
+          "model_flops_per_model_step", "achieved_gflops", "matmul_peak_gflops", "mfu", "hfu",
+          "compile_sec", "peak_rss_mb", "num_models", "devices")
 
 
 def test_bench_prints_one_json_line_with_every_field(data_dir):
@@ -29,6 +29,8 @@ def test_bench_prints_one_json_line_with_every_field(data_dir):
   achieved = r["train_flops_per_model_step"] * r["model_steps_per_sec"] / 1e9
   assert r["achieved_gflops"] == pytest.approx(achieved, rel=0.01, abs=0.01)
   assert 0 < r["mfu"] < 2
+  # The exact shortcuts (readout 'last', post-norm) execute fewer FLOPs than the plain model.
+  assert r["train_flops_per_model_step"] < 0.9 * r["model_flops_per_model_step"]
 
 
 @pytest.mark.slow

@@ -39,11 +39,8 @@ class SelfAttention(nn.Module):
     """x_BNW [B, N, W] (or an ``Affine`` of the token features) → [B, N, W], or [B, rows, W]."""
     width = x_BNW.shape[-1]
     head_dim = width // self.num_heads
-
-    def weights(name, bias=True):
-      w = DenseWeights((self.num_heads, head_dim), bias, name=name)(width)
-      return jax.tree.map(lambda a: a.astype(self.dtype), w)
-
+    weights = lambda name, bias=True: DenseWeights((self.num_heads, head_dim), bias, self.dtype,
+                                                   name=name)(width)
     # No key bias: it adds q_i·b to every logit of row i, which softmax cancels; its gradient is
     # exactly zero, and Adam would turn the roundoff in it into full-size steps.
     (wq_WHK, bq_HK), (wk_WHK, _), (wv_WHK, bv_HK) = (

@@ -103,8 +103,7 @@ class Encoder(nn.Module):
   def __call__(self, tokens_BNF, positions: Positions, query_index_B=None):
     # A PE that cannot serve these positions fails here, at trace time, with one ConfigError line.
     self.pe.check(positions, self.pe_blocks())
-    embed = jax.tree.map(lambda a: a.astype(self.dtype),
-                         DenseWeights((self.width,), name="embed")(tokens_BNF.shape[-1]))
+    embed = DenseWeights((self.width,), dtype=self.dtype, name="embed")(tokens_BNF.shape[-1])
     tokens_BNF = tokens_BNF.astype(self.dtype)
     x_BNW = project(tokens_BNF, *embed)
     # Post-norm: the first block's attention sees its input only through its q/k/v projections,

@@ -1,7 +1,8 @@
 """Linear projections written so that exact algebraic shortcuts can skip work.
 
 ``DenseWeights`` creates the kernel and bias of ``nn.DenseGeneral`` (same names, shapes and
-initial values, so checkpoints and seeds are unchanged) and returns them unapplied.
+initial values, so checkpoints and seeds are unchanged) and returns them unapplied, in the
+computation dtype.
 
 ``Affine`` is a block input that is an affine function of the raw token features,
     x_bnw = Σ_f tokens_bnf · weight_fw + offset_nw
@@ -21,10 +22,12 @@ import numpy as np
 
 class DenseWeights(nn.Module):
   """kernel [in, *features] and bias [*features] (None if ``use_bias`` is False), initialised as
-  ``nn.DenseGeneral(features)`` initialises them (LeCun normal over the flattened kernel)."""
+  ``nn.DenseGeneral(features)`` initialises them (LeCun normal over the flattened kernel), cast to
+  ``dtype`` as ``DenseGeneral(dtype=...)`` casts them."""
 
   features: tuple[int, ...]
   use_bias: bool = True
+  dtype: jnp.dtype = jnp.float32
 
   @nn.compact
   def __call__(self, in_features: int):
@@ -34,8 +37,9 @@ class DenseWeights(nn.Module):
 
     kernel = self.param("kernel", kernel_init, (in_features,) + tuple(self.features))
     if not self.use_bias:
-      return kernel, None
-    return kernel, self.param("bias", nn.initializers.zeros_init(), tuple(self.features))
+      return kernel.astype(self.dtype), None
+    bias = self.param("bias", nn.initializers.zeros_init(), tuple(self.features))
+    return kernel.astype(self.dtype), bias.astype(self.dtype)
 
 
 @flax.struct.dataclass
@@ -49,9 +53,6 @@ class Affine:
   @property
   def shape(self):
     return self.tokens_BNF.shape[:-1] + self.weight_FW.shape[-1:]
-
-  def materialize(self) -> jax.Array:
-    return jnp.einsum("bnf,fw->bnw", self.tokens_BNF, self.weight_FW) + self.offset
 
 
 def project(x, kernel_WD, bias_D=None):
