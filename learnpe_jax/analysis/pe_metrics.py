@@ -22,4 +22,6 @@ def pe_metrics(vectors_BNW: np.ndarray, task, config) -> dict:
          "pe_norm": float(np.sqrt(np.mean(np.square(np.asarray(vectors_BNW[0], np.float64)))))}
   if getattr(task, "modules", None) is not None:
     out.update(modularity_metrics(vectors_BNW[0], task.modules))
+  if getattr(task, "pe_measures", None) is not None:
+    out.update(task.pe_measures(np.asarray(vectors_BNW)))
   return out

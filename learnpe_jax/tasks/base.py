@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Callable
 
 import numpy as np
 
@@ -25,6 +26,11 @@ class TaskData:
     level_names: names of the ``level`` values.
     modules: optional int[N] ground-truth module labels of the tokens.
     target_variance: regression only: Var(target) of the test split, for R² = 1 − MSE / Var.
+    extra_eval: further evaluation sets beside ``test``, by name (e.g. the LST's ``human``: the
+      108 puzzles of the human experiment), each a dict of arrays like ``test``; every eval scores
+      them and writes ``{name}_accuracy`` (or ``{name}_neg_mse``) and per level.
+    pe_measures: optional task-specific PE measures, ``f(vectors_BNW) -> dict`` of one model's
+      per-block PE vectors; merged into the per-model PE metrics (``analysis.pe_metrics``).
   """
 
   name: str
@@ -37,6 +43,8 @@ class TaskData:
   level_names: tuple[str, ...]
   modules: np.ndarray | None = None
   target_variance: float | None = None
+  extra_eval: dict[str, dict[str, np.ndarray]] = dataclasses.field(default_factory=dict)
+  pe_measures: Callable[[np.ndarray], dict] | None = None
 
   @property
   def num_tokens(self) -> int:
