@@ -1,4 +1,10 @@
-"""The LST as a tfds dataset: generated once per (size, seed, split) and cached under a data dir.
+"""The LST as a tfds dataset: generated once per (generator, size, seed, split) and cached under a
+data dir.
+
+Generators: 'reveal' (``latin_square.generate``, the default; a stratified split) and 'pluck'
+(the companion code's puzzles, ``latin_square.generate_pluck``; its plain ``train_test_split``).
+A 'pluck' config's name ends in ``_pluck``; 'reveal' names are unchanged, so cached datasets stay
+valid.
 
 Stored as array_record and read with ``as_data_source`` (no TensorFlow needed).
 """
@@ -19,13 +25,22 @@ class LatinSquareConfig(tfds.core.BuilderConfig):
   num_per_level: int = 3000
   seed: int = 0
   test_fraction: float = 0.1
+  generator: str = "reveal"
 
 
-def builder_config(num_per_level: int, seed: int, test_fraction: float) -> LatinSquareConfig:
+GENERATORS = ("reveal", "pluck")
+
+
+def builder_config(num_per_level: int, seed: int, test_fraction: float,
+                   generator: str = "reveal") -> LatinSquareConfig:
+  if generator not in GENERATORS:
+    raise ValueError(f"generator must be one of {GENERATORS}, got {generator!r}")
   name = f"n{num_per_level}_seed{seed}_test{int(round(test_fraction * 1000))}"
+  if generator != "reveal":
+    name += f"_{generator}"
   return LatinSquareConfig(name=name, version="1.0.0",
                            num_per_level=num_per_level, seed=seed,
-                           test_fraction=test_fraction)
+                           test_fraction=test_fraction, generator=generator)
 
 
 class LatinSquare(tfds.core.GeneratorBasedBuilder):
@@ -33,7 +48,7 @@ class LatinSquare(tfds.core.GeneratorBasedBuilder):
 
   VERSION = tfds.core.Version("1.0.0")
   RELEASE_NOTES = {"1.0.0": "Generator and solver of learnpe_jax.tasks.latin_square."}
-  BUILDER_CONFIGS = [builder_config(3000, 0, 0.1)]
+  BUILDER_CONFIGS = [builder_config(3000, 0, 0.1), builder_config(3000, 0, 0.1, "pluck")]
 
   def _info(self) -> tfds.core.DatasetInfo:
     return self.dataset_info_from_configs(
@@ -48,8 +63,12 @@ class LatinSquare(tfds.core.GeneratorBasedBuilder):
 
   def _split_generators(self, dl_manager):
     cfg = self.builder_config
-    data = ls.generate(cfg.num_per_level, seed=cfg.seed)
-    is_test = ls.stratified_split(data["level"], cfg.test_fraction, seed=cfg.seed + 1)
+    if cfg.generator == "pluck":
+      data = ls.generate_pluck(cfg.num_per_level, seed=cfg.seed)
+      is_test = ls.plain_split(len(data["level"]), cfg.test_fraction, seed=cfg.seed)
+    else:
+      data = ls.generate(cfg.num_per_level, seed=cfg.seed)
+      is_test = ls.stratified_split(data["level"], cfg.test_fraction, seed=cfg.seed + 1)
     return {"train": self._generate_examples(data, ~is_test),
             "test": self._generate_examples(data, is_test)}
 
@@ -58,10 +77,10 @@ class LatinSquare(tfds.core.GeneratorBasedBuilder):
       yield int(i), {k: data[k][i] for k in ("grid", "answer", "level")}
 
 
-def load(data_dir: str, num_per_level: int = 3000, seed: int = 0,
-         test_fraction: float = 0.1) -> dict[str, dict[str, np.ndarray]]:
+def load(data_dir: str, num_per_level: int = 3000, seed: int = 0, test_fraction: float = 0.1,
+         generator: str = "reveal") -> dict[str, dict[str, np.ndarray]]:
   """{'train'|'test': {'grid', 'answer', 'level'}} as numpy arrays, building the dataset once."""
-  builder = tfds_io.prepare(LatinSquare, builder_config(num_per_level, seed, test_fraction),
-                            data_dir)
+  builder = tfds_io.prepare(
+      LatinSquare, builder_config(num_per_level, seed, test_fraction, generator), data_dir)
   return {split: tfds_io.read_split(builder, split, ("grid", "answer", "level"))
           for split in ("train", "test")}
