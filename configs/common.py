@@ -45,9 +45,12 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
 
 
 def optim(learning_rate: float):
-  """AdamW (optax), no weight decay, no clipping, no warm-up by default (the companion's)."""
+  """AdamW (optax), no weight decay, no clipping, no warm-up by default (the companion's);
+  ``name='sgd'`` gives SGD with heavy-ball ``momentum`` (the study's optimizer ablation)."""
   o = ml_collections.ConfigDict()
+  o.name = "adamw"                  # 'adamw' | 'sgd'
   o.learning_rate = learning_rate
+  o.momentum = 0.9                  # sgd only
   o.weight_decay = 0.0
   o.b1 = 0.9
   o.b2 = 0.999

@@ -4,6 +4,10 @@ Variants (comma-separated, combinable):
   (none)   the CPU default: 6 σ × 3 seeds, width 64, 2 blocks, lr 1e-3 (see README for timing).
   smoke    a sub-minute run for tests: 2 σ × 2 seeds, a small dataset, a few hundred steps.
   paper    the companion study's scale: width 160, 4 blocks, lr 1e-4, 15 seeds, 20 σ, ~250k steps.
+  companion  the companion's model and optimizer (as ``paper``) to its first logged checkpoint,
+           epoch 200 ≈ 12,800 steps, on puzzles made its way (``data.generator='pluck'``), evaluated
+           and checkpointed every 1,600 steps; σ ∈ {0.1, 0.2, 1, 1.5, 2} × seed 0 (a CPU job of
+           hours: ``experiments/companion.py`` runs it in resumable pieces).
   pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields.
 """
 
@@ -26,6 +30,9 @@ def get_config(arg=None):
   config.data.seed = 0              # puzzle generation and split
   config.data.scramble_cells = False  # feed the 16 cells in a fixed random order
   config.data.scramble_seed = 0
+  config.data.generator = "reveal"    # 'reveal' (reveal cells at random) | 'pluck' (companion's)
+  config.data.eval_puzzles = "human"  # also scored at every eval: 'human' (the 108 puzzles of the
+  #                                     human experiment), a puzzle CSV path, or '' (none)
 
   # Companion: width 160, 4 blocks, lr 1e-4 (too slow for a CPU budget).
   config.model = common.model(variants, width=64, depth=2, mlp_ratio=4, readout="last")
@@ -45,4 +52,10 @@ def get_config(arg=None):
     config.sweep.seeds = (0, 1)
   if variants.get("paper"):  # ≈ 4,000 epochs of 8,100 puzzles at batch 128
     common.paper(config, num_steps=250_000, learning_rate=1e-4)
-  return common.finish(config, variants, ("smoke", "paper"))
+  if variants.get("companion"):  # epoch 200 of 8,100 puzzles at batch 128 (63 steps per epoch)
+    common.paper(config, num_steps=12_800, learning_rate=1e-4)
+    common.schedule(config, num_steps=12_800, chunk_steps=200, every=1600, log_every=200)
+    config.data.generator = "pluck"
+    config.sweep.pe_init_scale = (0.1, 0.2, 1.0, 1.5, 2.0)
+    config.sweep.seeds = (0,)
+  return common.finish(config, variants, ("smoke", "paper", "companion"))

@@ -53,11 +53,12 @@ def validate(config) -> None:
       raise ConfigError(f"train.{f}", t[f], f"a multiple of train.chunk_steps={t.chunk_steps}")
 
   o = config.optim
+  _choice(config, "optim.name", ("adamw", "sgd"))
   _positive("optim.learning_rate", o.learning_rate)
   for f in ("weight_decay", "grad_clip_norm", "eps"):
     _positive(f"optim.{f}", o[f], allow_zero=True)
   _positive("optim.warmup_steps", o.warmup_steps, integer=True, allow_zero=True)
-  for f in ("b1", "b2"):
+  for f in ("b1", "b2", "momentum"):
     if not 0 <= o[f] < 1:
       raise ConfigError(f"optim.{f}", o[f], "a number in [0, 1)")
 

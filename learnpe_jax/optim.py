@@ -1,6 +1,10 @@
-"""The optimizer: AdamW (the companion's), with the learning rate a per-model value in its state.
+"""The optimizer, with the learning rate a per-model value in its state.
 
-    update = −lr_m · warmup(t) · (adam(g) + wd · θ)        (optax.adamw, Loshchilov & Hutter 2019)
+    adamw (default, the companion's):  update = −lr_m · warmup(t) · (adam(g) + wd · θ)
+                                        (optax.scale_by_adam; Loshchilov & Hutter 2019)
+    sgd (the study's optimizer ablation): m ← momentum · m + g,
+                                        update = −lr_m · warmup(t) · (m + wd · θ)
+                                        (heavy-ball momentum, optax.trace; momentum 0: plain SGD)
 
 ``lr_m`` lives in the optimizer state (``optax.inject_hyperparams``), so models with different
 learning rates share one compiled step.
@@ -17,7 +21,10 @@ def make_optimizer(optim_config, learning_rate=0.0) -> optax.GradientTransformat
   parts = []
   if c.grad_clip_norm > 0:
     parts.append(optax.clip_by_global_norm(c.grad_clip_norm))
-  parts.append(optax.scale_by_adam(b1=c.b1, b2=c.b2, eps=c.eps))
+  if c.get("name", "adamw") == "sgd":
+    parts.append(optax.trace(decay=c.momentum))
+  else:
+    parts.append(optax.scale_by_adam(b1=c.b1, b2=c.b2, eps=c.eps))
   if c.weight_decay > 0:
     parts.append(optax.add_decayed_weights(c.weight_decay))
   if c.warmup_steps > 0:

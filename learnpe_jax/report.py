@@ -14,37 +14,51 @@ def score_name(task) -> str:
 
 
 def eval_fields(task, split: str, result: dict, i: int) -> dict:
-  """Flatten one model's eval result: ``{split}_loss``, ``{split}_accuracy``, and per level."""
+  """Flatten one model's eval result: ``{split}_loss``, ``{split}_accuracy``, and per level (the
+  levels the split has examples of)."""
   name = score_name(task)
   out = {f"{split}_loss": float(result["loss"][i]), f"{split}_{name}": float(result["score"][i])}
   if task.kind == "regression" and task.target_variance:
     out[f"{split}_r2"] = 1.0 + float(result["score"][i]) / task.target_variance
   if len(task.level_names) > 1:
-    out[f"{split}_{name}_by_level"] = {lvl: float(result["score_by_level"][i][j])
-                                       for j, lvl in enumerate(task.level_names)}
+    present = set(np.unique(task.split(split)["level"]).tolist())
+    by_level = {lvl: float(result["score_by_level"][i][j])
+                for j, lvl in enumerate(task.level_names) if j in present}
+    if by_level:
+      out[f"{split}_{name}_by_level"] = by_level
   return out
+
+
+def evaluate_all(trainer, params, splits) -> list[dict]:
+  """Per model: the ``eval_fields`` of every split in ``splits``, merged (one device pull per
+  split)."""
+  rows = [{} for _ in range(trainer.axis.size)]
+  for split in splits:
+    result = sharding.to_host(trainer.evaluate(params, split))
+    for i, row in enumerate(rows):
+      row.update(eval_fields(trainer.task, split, result, i))
+  return rows
 
 
 def summarize(trainer, state, init_pe: list[dict], final_pe: list[dict], config) -> dict:
   task = trainer.task
   params = state["models"]["params"]
-  train = sharding.to_host(trainer.evaluate(params, "train"))
-  test = sharding.to_host(trainer.evaluate(params, "test"))
+  scores = evaluate_all(trainer, params, ("train",) + task.eval_sets)
   diverged = sharding.to_host(state["models"]["diverged_step"])
   models = []
   for i, rec in enumerate(trainer.axis.records):
     row = {"model": i, **rec}
-    row.update(eval_fields(task, "train", train, i))
-    row.update(eval_fields(task, "test", test, i))
+    row.update(scores[i])
     row.update(final_pe[i])
     if "pe_rsa" in init_pe[i]:
       row["pe_rsa_init"] = init_pe[i]["pe_rsa"]
       row["pe_norm_init"] = init_pe[i]["pe_norm"]
+      row["pe_sinusoid_similarity_init"] = init_pe[i]["pe_sinusoid_similarity"]
     row["diverged"] = bool(diverged[i] >= 0)
     row["diverged_step"] = int(diverged[i]) if diverged[i] >= 0 else None
     models.append(row)
   return {"task": task.name, "pe": config.model.pe.name, "num_steps": int(state["step"]),
-          "models": models}
+          "eval_sets": list(task.eval_sets), "models": models}
 
 
 def _mean_sd(values) -> str:
@@ -71,13 +85,17 @@ def format_table(summary: dict) -> str:
   """Markdown table: one row per (σ, lr), mean ± sd over seeds.
 
   Classification: train/test accuracy (and per level). Regression: train/test MSE and test R²
-  (score = −MSE is shown as MSE). Then PE–geometry RSA (final, at init) and, when the task has
-  module labels, the PE modularity measures (``analysis.modularity``).
+  (score = −MSE is shown as MSE). Then every further eval set (e.g. the LST's ``human`` puzzles,
+  overall and per level), PE–geometry RSA (final, at init), the similarity to the fixed sinusoid
+  and, when the task has module labels, the PE modularity measures (``analysis.modularity``).
   """
   models = summary["models"]
   score = "accuracy" if "test_accuracy" in models[0] else "neg_mse"
   regression = score == "neg_mse"
   levels = list(models[0].get(f"test_{score}_by_level", {}))
+  extra = [(name, list(models[0].get(f"{name}_{score}_by_level", {})))
+           for name in summary.get("eval_sets", ["test"]) if name != "test"]
+  has_sinusoid = "pe_sinusoid_similarity" in models[0]
   has_rsa = "pe_rsa" in models[0]
   has_r2 = "test_r2" in models[0]
   modularity = [(k, name) for k, name in MODULARITY_COLUMNS if k in models[0]]
@@ -86,7 +104,10 @@ def format_table(summary: dict) -> str:
   head = ["σ"] + (["lr"] if len(lrs) > 1 else []) + ["seeds", f"train {shown}", f"test {shown}"]
   head += ["test R²"] if has_r2 else []
   head += [f"test {lvl}" for lvl in levels]
+  for name, extra_levels in extra:
+    head += [f"{name} {shown}"] + [f"{name} {lvl}" for lvl in extra_levels]
   head += ["PE–geometry RSA", "RSA at init"] if has_rsa else []
+  head += ["similarity to sinusoid"] if has_sinusoid else []
   head += [name for _, name in modularity]
   head += ["diverged"]
   sign = -1.0 if regression else 1.0
@@ -98,9 +119,15 @@ def format_table(summary: dict) -> str:
     if has_r2:
       cells += [_mean_sd(m.get("test_r2") for m in group)]
     cells += [_mean_sd(sign * m[f"test_{score}_by_level"][lvl] for m in group) for lvl in levels]
+    for name, extra_levels in extra:
+      cells += [_mean_sd(sign * m[f"{name}_{score}"] for m in group)]
+      cells += [_mean_sd(sign * m[f"{name}_{score}_by_level"][lvl] for m in group)
+                for lvl in extra_levels]
     if has_rsa:
       cells += [_mean_sd(m.get("pe_rsa") for m in group),
                 _mean_sd(m.get("pe_rsa_init") for m in group)]
+    if has_sinusoid:
+      cells += [_mean_sd(m.get("pe_sinusoid_similarity") for m in group)]
     cells += [_mean_sd(m.get(k) for m in group) for k, _ in modularity]
     cells += [str(sum(m["diverged"] for m in group))]
     lines.append("| " + " | ".join(cells) + " |")

@@ -35,7 +35,7 @@ def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
 def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:
   """One metrics.jsonl row per model at the current step."""
   step = int(state["step"])
-  test = sharding.to_host(trainer.evaluate(state["models"]["params"], "test"))
+  scores = report.evaluate_all(trainer, state["models"]["params"], trainer.task.eval_sets)
   pe = _per_model_pe_analysis(trainer, state["models"]["params"], config)
   diverged = sharding.to_host(state["models"]["diverged_step"])
   rows = []
@@ -44,7 +44,7 @@ def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:
     if train_metrics is not None:
       row["train_loss"] = float(train_metrics["loss"][i])
       row[f"train_{report.score_name(trainer.task)}"] = float(train_metrics["score"][i])
-    row.update(report.eval_fields(trainer.task, "test", test, i))
+    row.update(scores[i])
     row.update(pe[i])
     row["diverged"] = bool(diverged[i] >= 0)
     rows.append(row)

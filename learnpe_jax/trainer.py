@@ -91,6 +91,9 @@ class Trainer:
                                                       len(task.test["target"])))
     self.eval_data = {name: jax.device_put(_pad_for_eval(split, eval_batch), everywhere)
                       for name, split in (("train", task.train), ("test", task.test))}
+    for name, split in task.extra_eval.items():  # small sets: a batch of their own size
+      batch = min(config.train.eval_batch_size, len(split["target"]))
+      self.eval_data[name] = jax.device_put(_pad_for_eval(split, batch), everywhere)
     self.num_levels = len(task.level_names)
     self.group_size, self.streams = layout(config.train, axis.size)
     self.init = jax.jit(self._init, out_shardings=state_sharding)

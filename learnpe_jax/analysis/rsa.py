@@ -3,6 +3,10 @@
 PE–geometry RSA (Ito et al. 2025): Spearman's ρ between the pairwise PE dissimilarity
 1 − cos(p_i, p_j) and the true pairwise distance ‖x_i − x_j‖, over the pairs i < j.
 
+Similarity to a reference PE (the measure of the study's earlier version, which treated the fixed
+2-D sinusoidal PE as the ground truth for the grid): Spearman's ρ between the two PEs' pairwise
+cosine similarities cos(p_i, p_j) and cos(s_i, s_j) over the pairs i < j (``pe_similarity_to``).
+
 ``rsa_stats`` adds Pearson's r and a one-sided Mantel permutation p-value: the tokens of the PE are
 relabelled by a random permutation π (rows and columns of the dissimilarity matrix together), and
     p = (1 + #{π : ρ_π ≥ ρ}) / (1 + num_permutations),
@@ -44,6 +48,15 @@ def pe_rsa(pe_NW: np.ndarray, coords_ND: np.ndarray, metric: str = "euclidean") 
   if not _usable(dissim):
     return float("nan")
   return float(scipy.stats.spearmanr(dissim, true_distance(coords_ND, metric)).statistic)
+
+
+def pe_similarity_to(pe_NW: np.ndarray, reference_NW: np.ndarray) -> float:
+  """Spearman ρ between the pairwise cosine similarities of two PEs of the same N tokens (1: the
+  same similarity structure up to a monotone map); NaN when either PE is constant."""
+  a, b = pe_dissimilarity(pe_NW), pe_dissimilarity(reference_NW)
+  if not (_usable(a) and _usable(b)):
+    return float("nan")
+  return float(scipy.stats.spearmanr(a, b).statistic)
 
 
 def _standardize(x: np.ndarray) -> np.ndarray:

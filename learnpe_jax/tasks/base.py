@@ -50,6 +50,17 @@ class TaskData:
   def num_tokens(self) -> int:
     return self.positions.num_tokens
 
+  def split(self, name: str) -> dict[str, np.ndarray]:
+    """The arrays of ``train``, ``test`` or an ``extra_eval`` set."""
+    if name in ("train", "test"):
+      return getattr(self, name)
+    return self.extra_eval[name]
+
+  @property
+  def eval_sets(self) -> tuple[str, ...]:
+    """What every eval scores: ``test`` and the ``extra_eval`` sets."""
+    return ("test",) + tuple(self.extra_eval)
+
   @property
   def model_positions(self) -> Positions:
     """What the model sees: the true positions, or only the token index when coords are unknown."""

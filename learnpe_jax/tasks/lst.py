@@ -1,11 +1,22 @@
-"""The LST as a ``TaskData``: tokens, targets, levels and the 4×4 grid positions."""
+"""The LST as a ``TaskData``: tokens, targets, levels and the 4×4 grid positions.
+
+Data (``config.data``): ``generator`` 'reveal' (this project's generator) or 'pluck' (the companion
+code's way of making puzzles; ``tasks/latin_square.py``), ``num_per_level`` puzzles per level, a 90/10
+split. Beside the test split every eval scores ``eval_puzzles``: 'human' (default) = the 108 puzzles
+of the study's human fMRI experiment, shipped in ``tasks/data/lst_human_108.csv`` (MIT, the
+companion repository ljhearne/LSTNN_public; provenance in ``tasks/data/README.md``), out of
+distribution for every model; a path = a user's puzzle CSV (``tasks/puzzle_csv.py``) scored as the
+set ``puzzles``; '' = none.
+"""
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 
 import numpy as np
 
+from learnpe_jax.errors import ConfigError
 from learnpe_jax.positions import grid_positions
 from learnpe_jax.tasks import latin_square as ls
 from learnpe_jax.tasks.base import TaskData
@@ -29,12 +40,60 @@ def cell_order_of(config) -> np.ndarray | None:
   return np.random.default_rng(config.data.scramble_seed).permutation(ls.NUM_CELLS)
 
 
+HUMAN_PUZZLES = "lst_human_108.csv"
+GENERATORS = ("reveal", "pluck")
+
+
+def human_puzzles_path() -> str:
+  """The shipped CSV of the 108 human-experiment puzzles (36 unique × 3 rotations)."""
+  return str(importlib.resources.files("learnpe_jax.tasks") / "data" / HUMAN_PUZZLES)
+
+
+def eval_puzzle_set(eval_puzzles: str) -> tuple[str, str] | None:
+  """(set name, CSV path) of ``data.eval_puzzles``: ('human', shipped file), ('puzzles', a user's
+  file), or None for ''."""
+  if not eval_puzzles:
+    return None
+  if eval_puzzles == "human":
+    return "human", human_puzzles_path()
+  return "puzzles", os.path.expanduser(eval_puzzles)
+
+
+def puzzle_arrays(path: str, cell_order=None) -> dict[str, np.ndarray]:
+  """Model arrays of a puzzle CSV; its ``condition`` column gives the level when every value names
+  one (binary/ternary/quaternary, any case), else every puzzle gets level −1 (overall score only)."""
+  from learnpe_jax.tasks.puzzle_csv import read_puzzles
+  puzzles = read_puzzles(path)
+  names = [c.lower() for c in puzzles["condition"].tolist()]
+  if all(n in ls.LEVELS for n in names):
+    level = np.array([ls.LEVELS.index(n) for n in names], np.int32)
+  else:
+    level = np.full(len(names), -1, np.int32)
+  return arrays_from_grids(puzzles["grid"], puzzles["answer"], level, cell_order=cell_order)
+
+
+def validate_data(d) -> None:
+  """The LST's data fields, checked before any puzzle is generated."""
+  if d.get("generator", "reveal") not in GENERATORS:
+    raise ConfigError("data.generator", d.generator, f"one of {', '.join(GENERATORS)}")
+  path = d.get("eval_puzzles", "")
+  if not isinstance(path, str):
+    raise ConfigError("data.eval_puzzles", path, "'human', '' or the path of a puzzle CSV")
+  if path not in ("", "human") and not os.path.isfile(os.path.expanduser(path)):
+    raise ConfigError("data.eval_puzzles", path,
+                      "'human' (the shipped 108 puzzles), '' (none) or an existing puzzle CSV")
+
+
 def load_task(config) -> TaskData:
   from learnpe_jax.tasks import latin_square_tfds
+  validate_data(config.data)
   data_dir = os.path.expanduser(config.data.data_dir)
   raw = latin_square_tfds.load(data_dir, config.data.num_per_level, config.data.seed,
-                               config.data.test_fraction)
+                               config.data.test_fraction,
+                               generator=config.data.get("generator", "reveal"))
   order = cell_order_of(config)
+  extra = eval_puzzle_set(config.data.get("eval_puzzles", ""))
+  extra_eval = {} if extra is None else {extra[0]: puzzle_arrays(extra[1], order)}
   positions = grid_positions((ls.ORDER, ls.ORDER))
   if order is not None:
     positions = positions.replace(coords=positions.coords[order], grid_shape=None)
@@ -42,4 +101,5 @@ def load_task(config) -> TaskData:
       name="lst", kind="classification",
       train=arrays_from_grids(**raw["train"], cell_order=order),
       test=arrays_from_grids(**raw["test"], cell_order=order),
-      positions=positions, coords_known=True, num_outputs=ls.ORDER, level_names=ls.LEVELS)
+      positions=positions, coords_known=True, num_outputs=ls.ORDER, level_names=ls.LEVELS,
+      extra_eval=extra_eval)
