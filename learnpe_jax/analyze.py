@@ -4,7 +4,8 @@
 Writes, from the saved checkpoint (the latest, or ``--step``):
   DIR/analysis.json   every metric of every model, per PE block (``analysis.run_analysis``)
   DIR/figures/*.png   similarity_matrices, layouts, score_rsa_vs_sigma, training_curves,
-                      similarity_by_network (tasks with modules)
+                      similarity_by_network (tasks with modules), fc_and_pe_similarity and
+                      brain_measures_vs_sigma (the brain's HCP data)
   DIR/report.md       the tables and figures; DIR/report.html the same in one self-contained file.
 PEs that add no per-token vectors get the score figures only. A bad workdir exits 2 with one line.
 """
@@ -82,6 +83,14 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
            "similarity_by_network.png",
            "PE block 0 cosine similarity with tokens ordered by network (module borders in "
            "black).")
+    if getattr(run.task, "fc", None) is not None:  # the brain's real data: FC-based figures
+      save(plots.fc_and_pe_similarity(data, result.pe, run.task.fc, result.labels, num_sigmas),
+           "fc_and_pe_similarity.png",
+           "Group functional connectivity of the training data beside the PE block 0 cosine "
+           "similarity (one seed per σ), regions ordered by FC community.")
+      save(plots.brain_measures_vs_sigma(data), "brain_measures_vs_sigma.png",
+           "Block 0 against σ: RSA vs 3-D centre distance, RSA vs group FC, modularity Q under "
+           "the FC communities and the hemispheres, movement from init (mean ± sd over seeds).")
   command = command or "python -m learnpe_jax.analyze " + " ".join(
       shlex.quote(a) for a in sys.argv[1:])
   blocks = report_doc.build_blocks(data, figures, run.config.to_dict(), command)

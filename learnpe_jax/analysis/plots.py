@@ -5,6 +5,8 @@
   score_rsa_vs_sigma    test (and train) score and PE–geometry RSA against σ, band = ±1 sd over seeds
   training_curves       train loss, test score and RSA against step, one colour per σ
   similarity_by_network the PE similarity ordered by module (tasks with module labels)
+  fc_and_pe_similarity  brain (HCP): the group FC beside the PE similarity, by FC community
+  brain_measures_vs_sigma  brain (HCP): RSA vs distance and vs FC, modularity, movement against σ
 
 Token order: tokens are shown in the task's order (row-major cells on the LST), except
 ``similarity_by_network``, which sorts them by module.
@@ -381,4 +383,65 @@ def similarity_by_network(analysis: dict, pe, labels, names=None, k: int = 4):
   fig.colorbar(im, ax=axes[0, -1], shrink=0.8, label="cos similarity")
   fig.suptitle(f"PE similarity ordered by network (block 0)\n{analysis['task']}, PE "
                f"{analysis['pe']}, step {analysis['num_steps']}")
+  return fig
+
+
+# ---- brain: functional connectivity (tasks with an FC: the HCP data) -----------------------------
+def _community_order(labels):
+  order = np.argsort(labels, kind="stable")
+  _, starts = np.unique(np.asarray(labels)[order], return_index=True)
+  return order, list(starts[1:] - 0.5)
+
+
+@_styled
+def fc_and_pe_similarity(analysis: dict, pe, fc, communities, k: int = 4):
+  """The group FC of the training data beside the block-0 PE cosine similarity of one seed per σ,
+  regions ordered by FC community (borders in black)."""
+  models = analysis["models"]
+  reps = representatives(models, k)
+  order, bounds = _community_order(communities)
+  fig, axes = _subplots(1, 1 + len(reps), (3.3 * (1 + len(reps)) + 0.8, 3.8))
+  panels = [(np.asarray(fc), "group FC (training data)", None)] + [
+      (rsa.pe_similarity_matrix(pe[i, 0]), None, i) for i in reps]
+  for ax, (mat, title, i) in zip(axes[0], panels):
+    im = ax.imshow(np.asarray(mat)[np.ix_(order, order)], cmap="RdBu_r", vmin=-1, vmax=1,
+                   interpolation="nearest")
+    for b in bounds:
+      ax.axhline(b, color="k", lw=0.4)
+      ax.axvline(b, color="k", lw=0.4)
+    if i is not None:
+      m = models[i]
+      title = _model_title(m, f"RSA vs FC {_fmt(m.get('pe_rsa_fc'))}, "
+                              f"Q {_fmt(m.get('pe_fc_modularity'))}")
+    ax.set_title(title)
+    ax.set_xticks([])
+    ax.set_yticks([])
+  axes[0, 0].set_ylabel("regions, ordered by FC community")
+  fig.colorbar(im, ax=axes[0, -1], shrink=0.8, label="correlation / cos similarity")
+  fig.suptitle(f"PE similarity (block 0) against functional connectivity\n{analysis['task']}, "
+               f"PE {analysis['pe']}, step {analysis['num_steps']}")
+  return fig
+
+
+@_styled
+def brain_measures_vs_sigma(analysis: dict):
+  """The study's brain measures of block 0 against σ: RSA vs 3-D distance, RSA vs FC, modularity
+  under the FC communities and under the hemispheres, movement from init. Line: mean over seeds;
+  band ±1 sd; dots: seeds."""
+  models = analysis["models"]
+  lr = min(m["learning_rate"] for m in models)
+  panels = [(lambda m: m["blocks"][0]["rsa_spearman"], "RSA vs 3-D distance"),
+            (lambda m: m.get("pe_rsa_fc"), "RSA vs group FC"),
+            (lambda m: m.get("pe_fc_modularity"), "modularity Q (FC communities)"),
+            (lambda m: m.get("pe_hemisphere_modularity"), "modularity Q (hemispheres)"),
+            (lambda m: m["blocks"][0]["movement"], "movement ‖P−P₀‖/‖P₀‖")]
+  fig, axes = _subplots(1, len(panels), (3.2 * len(panels), 3.4))
+  for ax, (value, title) in zip(axes[0], panels):
+    _band(ax, models, value, lr, "C0", "trained")
+    ax.axhline(0, color="0.7", lw=0.8)
+    ax.set_title(title)
+    _sigma_axis(ax, [m["pe_init_scale"] for m in models])
+  axes[0, -1].set_yscale("log")
+  fig.suptitle(f"brain measures against σ (block 0; {len({m['seed'] for m in models})} seeds, "
+               f"band ±1 sd)")
   return fig
