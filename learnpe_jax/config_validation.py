@@ -7,6 +7,7 @@ import math
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.encoder import NORMS, PE_PLACEMENTS, PE_SHARING, READOUTS
 from learnpe_jax.pe.registry import check_pe_for_task, get_spec, pe_kwargs
+from learnpe_jax.tasks.registry import validate_data
 
 
 def _choice(config, field, allowed):
@@ -78,6 +79,7 @@ def validate(config) -> None:
     raise ConfigError("sweep.pe_init_scale", list(s.pe_init_scale),
                       f"a single value: PE {spec.name!r} has no learnable init to scale")
   _choice(config, "analysis.distance", ("euclidean", "cityblock"))
+  validate_data(config)
 
 
 def validate_with_task(config, task) -> None:

@@ -85,6 +85,9 @@ def test_same_seed_gives_same_unit_draw_at_every_sigma(smoke_config):
     ("--config.model.widht=64", 'unknown config field model.widht (did you mean "width"?)'),
     ("--config.model.num_heads=3", "config.model.num_heads=3 is not allowed: a divisor"),
     ("--config.train.eval_every=75", "a multiple of train.chunk_steps=50"),
+    ("--config.optim.name=adam", "config.optim.name='adam' is not allowed: one of adamw, sgd"),
+    ("--config.optim.momentum=1.5", "config.optim.momentum=1.5 is not allowed"),
+    ("--config.data.generator=sudoku", "config.data.generator='sudoku' is not allowed"),
 ])
 def test_bad_config_exits_with_one_line_before_compiling(tmp_path, override, message):
   result = run_main(tmp_path / "w", override)

@@ -10,7 +10,18 @@ TASKS = {"lst": "learnpe_jax.tasks.lst", "netsim": "learnpe_jax.tasks.netsim",
          "brain": "learnpe_jax.tasks.brain"}
 
 
-def load_task(config):
+def task_module(config):
   if config.task not in TASKS:
     raise ConfigError("task", config.task, f"one of {', '.join(sorted(TASKS))}")
-  return importlib.import_module(TASKS[config.task]).load_task(config)
+  return importlib.import_module(TASKS[config.task])
+
+
+def validate_data(config) -> None:
+  """The task's own checks of ``config.data`` that need no data (where the task has them)."""
+  module = task_module(config)
+  if hasattr(module, "validate_data"):
+    module.validate_data(config.data)
+
+
+def load_task(config):
+  return task_module(config).load_task(config)
