@@ -66,7 +66,9 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
   rows = read_metrics(workdir)
   if rows:
     save(plots.training_curves(rows, data["score"]), "training_curves.png",
-         "Training curves per σ from metrics.jsonl (thick: mean over seeds; thin: seeds).")
+         "Training curves per σ from metrics.jsonl: train loss, the score on every eval set and, "
+         "where the PE adds vectors, block 0's PE–geometry RSA and similarity to the fixed "
+         "sinusoid (thick: mean over seeds; thin: seeds).")
   if result.pe is not None:
     save(plots.similarity_matrices(data, result.pe, result.coords, num_sigmas),
          "similarity_matrices.png",

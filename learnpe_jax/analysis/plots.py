@@ -310,13 +310,18 @@ def score_rsa_vs_sigma(analysis: dict):
 # ---- training curves ----------------------------------------------------------------------------
 @_styled
 def training_curves(rows: list[dict], score: str):
-  """From metrics.jsonl rows: train loss, test score and (when logged) block-0 RSA against step;
-  thick line = mean over seeds per σ, thin lines = seeds."""
-  has_rsa = any("pe_rsa" in r for r in rows)
+  """From metrics.jsonl rows: train loss, test score, the score on every further eval set (e.g.
+  the LST's human puzzles) and (when logged) block 0's PE–geometry RSA and similarity to the fixed
+  sinusoid against step; thick line = mean over seeds per σ, thin lines = seeds."""
   sign, shown = score_view(score)
   panels = [("train_loss", "train loss"), (f"test_{score}", f"test {shown}")]
-  if has_rsa:
+  extra = sorted({k[:-len(f"_{score}")] for r in rows for k in r
+                  if k.endswith(f"_{score}") and not k.startswith(("train_", "test_"))})
+  panels += [(f"{name}_{score}", f"{name} {shown}") for name in extra]
+  if any("pe_rsa" in r for r in rows):
     panels.append(("pe_rsa", "PE–geometry RSA (block 0)"))
+  if any("pe_sinusoid_similarity" in r for r in rows):
+    panels.append(("pe_sinusoid_similarity", "similarity to sinusoid (block 0)"))
   colors = _sigma_colors(r["pe_init_scale"] for r in rows)
   lrs = sorted({r["learning_rate"] for r in rows})
   fig, axes = _subplots(1, len(panels), (4.2 * len(panels), 3.6))
@@ -326,7 +331,7 @@ def training_curves(rows: list[dict], score: str):
         per_seed = collections.defaultdict(list)
         for r in rows:
           if r["pe_init_scale"] == sigma and r["learning_rate"] == lr and r.get(key) is not None:
-            per_seed[r["seed"]].append((r["step"], sign * r[key] if key.startswith("test_")
+            per_seed[r["seed"]].append((r["step"], sign * r[key] if key.endswith(f"_{score}")
                                          else r[key]))
         if not per_seed:
           continue
