@@ -12,7 +12,7 @@ tested on the 2 held-out subjects (``test``) and on the training subjects' last 
 
 Variants (comma-separated, combinable):
   (none)     real data, the CPU default: 3 σ × 2 seeds, width 32, 1 block, lr 3e-3, batch 16,
-             3,000 steps (see docs/experiments.md for its measured time).
+             8,000 steps (3.5 min measured on 2 cores shared with another training job).
   synthetic  the control: the calibrated generative model on the Glasser MMP 360 geometry
              (``learnpe_jax.tasks.brain_generate``; 12 min on 2 shared cores: width 32, 1 block,
              lr 1e-2, batch 8, 2,000 steps).
