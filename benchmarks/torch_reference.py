@@ -1,9 +1,9 @@
 """PyTorch reference of the companion-scale LST model, for side-by-side throughput comparison.
 
-The model of DESIGN.md §2.1 in PyTorch (as the companion code builds it): Linear(5→W) embedding,
-post-LN ``nn.TransformerEncoderLayer`` blocks (1 head, MLP ×4, GELU, no dropout), a separate learned
-PE added at the input of every block, readout from the last token, AdamW, batch 128. Prints one JSON
-line with model-steps/s for one model trained eagerly (and for ``--num_models`` models trained one
+The LST model (docs/design.md, "The Latin Square Task") in PyTorch, as the companion code builds
+it: Linear(5→W) embedding, post-LN ``nn.TransformerEncoderLayer`` blocks (1 head, MLP ×4, GELU, no
+dropout), a separate learned PE added at the input of every block, readout from the last token,
+AdamW, batch 128. Prints one JSON line with model-steps/s for one model trained eagerly (and for ``--num_models`` models trained one
 after another, the way the companion's sweep runs).
 
   pip install torch==2.13.0   # optional; not a dependency of learnpe_jax

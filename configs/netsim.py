@@ -1,4 +1,6 @@
-"""The network-simulation init-scale study (DESIGN.md §2.2): ``--config=configs/netsim.py[:variant]``.
+"""The network-simulation init-scale study: ``--config=configs/netsim.py[:variant]``.
+
+The generative model and the task: docs/design.md, "The network simulation".
 
 A nonlinear stochastic network of 64 nodes at hidden random positions in the unit square, in 4
 spatial modules (``learnpe_jax.tasks.netsim``); every node is a token; the model predicts every

@@ -88,9 +88,9 @@ CLAIM = claims.Claim(
                                ("test_accuracy_by_level:quaternary",
                                 "test accuracy, quaternary")]),
     notes=("The study trained up to 4,000 epochs (~250k steps) at lr 1e-4; 2,000 steps here is "
-           "~32 epochs, 6,000 steps ~95. Small σ sits on a plateau far longer (DESIGN.md's probe "
-           "saw the same), so this scale tests the early-training picture; `--scale=paper "
-           "--print` gives the full one.",
+           "~32 epochs, 6,000 steps ~95. Small σ sits on a plateau far longer (a 2,400-step "
+           "probe of 10 models at width 64 saw the same), so this scale tests the early-training "
+           "picture; `--scale=paper --print` gives the full one.",
            "The 6,000-step jobs were added after the 2,000-step table was seen (the rule itself "
            "was committed before any result); they are reported with the same rule.",))
 

@@ -33,7 +33,7 @@ def validate(config) -> None:
     _positive(f"model.{f}", m[f], integer=True)
   if m.width % m.num_heads:
     raise ConfigError("model.num_heads", m.num_heads, f"a divisor of model.width={m.width}")
-  _choice(config, "model.readout", READOUTS + ("tokens",))
+  _choice(config, "model.readout", READOUTS)
   _choice(config, "model.pe_placement", PE_PLACEMENTS)
   _choice(config, "model.pe_sharing", PE_SHARING)
   _choice(config, "model.norm", NORMS)

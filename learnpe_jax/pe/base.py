@@ -1,4 +1,4 @@
-"""The interface every positional encoding meets (DESIGN.md §3).
+"""The interface every positional encoding meets (docs/design.md, "Positions and PositionalTerms").
 
 A PE is a Flax module ``pe(positions, block_index, x_BNW=None) -> PositionalTerms``. The encoder
 asks it once per block that takes positional information and hands the terms to attention, which

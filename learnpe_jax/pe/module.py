@@ -1,6 +1,6 @@
 """The base class of every PE module, and the coordinates it reads.
 
-How σ enters (DESIGN.md §3, "the init scale is a per-model array"): every learnable PE names the
+How σ enters (docs/design.md, "σ, a per-model array"): every learnable PE names the
 parameters that σ scales in its class attribute ``scaled_params``. They are of two kinds:
   * free parameters (tables, learned coordinates, positional projections, conv kernels):
     init = σ · unit_draw(init family)   (``self.scaled_init()``; ×1/sqrt(fan_in) for kernels);

@@ -1,4 +1,4 @@
-"""The Latin Square Task (LST) of Ito et al. (ICML 2025), DESIGN.md §2.1.
+"""The Latin Square Task (LST) of Ito et al. (ICML 2025); docs/design.md, "The Latin Square Task".
 
 A puzzle is a partial 4×4 Latin square (codes: 0 blank, 1–4 shapes, 5 the query cell "?") whose
 query cell has exactly one consistent answer: among all 576 Latin squares of order 4 that agree with

@@ -1,4 +1,5 @@
-"""Experiment 2 (DESIGN.md §2.2): a nonlinear stochastic network with hidden node positions.
+"""Experiment 2: a nonlinear stochastic network with hidden node positions (docs/design.md, "The
+network simulation").
 
 Nodes i = 1..N have hidden positions x_i (random points in the unit square/cube, or a lattice
 scaled to it) and, optionally, module labels m_i (spatially contiguous: k-means of the positions;
