@@ -495,9 +495,43 @@ intervals: `lst_init_uniform` rerun on two cores instead of one pinned core gave
 """
 
 
+# Results that are not claims of the CPU-scale sweep, each the ``table.md`` of its own script under
+# ``experiments/results/<name>/``, kept in RESULTS.md between markers (``results_section``).
+OTHER_RESULTS = ("companion", "lst_data")
+
+
+def results_section(name: str, results_dir: str, path: str) -> str | None:
+  """``<results_dir>/<name>/table.md`` as a RESULTS.md section (its headings one level down, its
+  figure linked relative to ``path``) between ``<!-- name -->`` markers; None when absent."""
+  table = os.path.join(results_dir, name, "table.md")
+  if not os.path.exists(table):
+    return None
+  with open(table) as f:
+    text = "".join("#" + line if line.startswith("#") else line for line in f)
+  figure = os.path.relpath(os.path.join(results_dir, name, "figure.png"),
+                           os.path.dirname(os.path.abspath(path)))
+  return f"<!-- {name} -->\n{text.replace('](figure.png)', f']({figure})').rstrip()}\n<!-- /{name} -->\n"
+
+
+def splice_results_section(name: str, results_dir: str, path: str) -> None:
+  """Put ``results_section(name)`` into RESULTS.md in place of its markers (or at the end)."""
+  section = results_section(name, results_dir, path)
+  if section is None:
+    return
+  with open(path) as f:
+    text = f.read()
+  start, end = f"<!-- {name} -->", f"<!-- /{name} -->\n"
+  if start in text and end in text:
+    text = text[:text.index(start)] + section + text[text.index(end) + len(end):]
+  else:
+    text = text.rstrip("\n") + "\n\n" + section
+  from learnpe_jax.workdir import atomic_write_text
+  atomic_write_text(path, text)
+
+
 def write_results(sections: list[tuple[str, str, str]], path: str, results_dir: str) -> str:
   """RESULTS.md: the verdict summary, then each claim's section (``(markdown, name, verdict)``)
-  with its figure linked relative to ``path``."""
+  with its figure linked relative to ``path``, then the ``OTHER_RESULTS`` sections."""
   base = os.path.dirname(os.path.abspath(path))
   summary = ["| claim | verdict |", "|---|---|"]
   body = []
@@ -506,6 +540,7 @@ def write_results(sections: list[tuple[str, str, str]], path: str, results_dir: 
     summary.append(f"| {title} | **{verdict}** |")
     figure = os.path.relpath(os.path.join(results_dir, name, "figure.png"), base)
     body.append(text.replace("](figure.png)", f"]({figure})"))
+  body += [s for s in (results_section(n, results_dir, path) for n in OTHER_RESULTS) if s]
   text = RESULTS_HEAD + "\n" + "\n".join(summary) + "\n\n" + "\n".join(body)
   from learnpe_jax.workdir import atomic_write_text
   atomic_write_text(path, text)

@@ -286,6 +286,9 @@ def tabulate(root: str, results: str = RESULTS) -> str:
                "companion": {str(k): v for k, v in COMPANION.items()}}, f, indent=1)
   if rows:
     figure(rows, os.path.join(results, "figure.png"))
+  if results == RESULTS:  # the repo's own results: its RESULTS.md section follows the table
+    claims.splice_results_section("companion", claims.RESULTS_DIR,
+                                  os.path.join(REPO, "RESULTS.md"))
   return text
 
 

@@ -200,6 +200,9 @@ def main(argv=None):
   text = render(report, args)
   with open(os.path.join(args.out, "table.md"), "w") as f:
     f.write(text)
+  from experiments import claims
+  if os.path.abspath(args.out) == os.path.join(claims.RESULTS_DIR, "lst_data"):
+    claims.splice_results_section("lst_data", claims.RESULTS_DIR, os.path.join(ROOT, "RESULTS.md"))
   print(text)
 
 

@@ -140,3 +140,21 @@ def test_a_claim_trains_tabulates_and_regathers(tmp_path, data_dir):
   assert claims.main(claim, argv + ["--gather"]) == 0
   assert os.path.getmtime(tmp_path / "runs" / "smoke_learned" / "summary.json") == mtime
   assert json.loads((out / "table.json").read_text()) == table
+
+
+def test_results_section_is_spliced_in_place_and_demoted(tmp_path):
+  results = tmp_path / "results"
+  (results / "extra").mkdir(parents=True)
+  (results / "extra" / "table.md").write_text("# Extra\n\ntext ![f](figure.png)\n\n## Part\n")
+  md = tmp_path / "RESULTS.md"
+  md.write_text("# Results\n\n## Claim 1\n")
+  claims.splice_results_section("extra", str(results), str(md))
+  first = md.read_text()
+  assert "## Extra\n" in first and "### Part\n" in first and "](results/extra/figure.png)" in first
+  (results / "extra" / "table.md").write_text("# Extra\n\nnew numbers\n")
+  claims.splice_results_section("extra", str(results), str(md))
+  second = md.read_text()
+  assert second.startswith("# Results\n\n## Claim 1\n") and second.count("<!-- extra -->") == 1
+  assert "new numbers" in second and "### Part" not in second
+  claims.splice_results_section("missing", str(results), str(md))  # no table: nothing changes
+  assert md.read_text() == second
