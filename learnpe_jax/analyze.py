@@ -1,4 +1,4 @@
-"""Turn a run's workdir into metrics, figures and a report:
+"""Turn a run's workdir (local or ``gs://``) into metrics, figures and a report:
 ``python -m learnpe_jax.analyze --workdir=DIR [--step=N] [--num_permutations=1000]``.
 
 Writes, from the saved checkpoint (the latest, or ``--step``):
@@ -10,7 +10,7 @@ Writes, from the saved checkpoint (the latest, or ``--step``):
 PEs that add no per-token vectors get the score figures only. A bad workdir exits 2 with one line.
 """
 
-import os
+import io
 import shlex
 import sys
 
@@ -18,7 +18,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
-from learnpe_jax import cli
+from learnpe_jax import cli, paths
 from learnpe_jax.errors import UserError
 from learnpe_jax.workdir import read_metrics
 
@@ -50,14 +50,16 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
   result = run_analysis.analyze_run(
       run, run_analysis.Settings(num_permutations=num_permutations, mds_distance=mds_distance))
   data = run_analysis.to_jsonable(result.data)
-  write_json(os.path.join(workdir, "analysis.json"), data)
+  write_json(paths.join(workdir, "analysis.json"), data)
 
-  fig_dir = os.path.join(workdir, "figures")
-  os.makedirs(fig_dir, exist_ok=True)
+  fig_dir = paths.join(workdir, "figures")
+  paths.makedirs(fig_dir)
   figures = []
 
   def save(fig, name, caption):
-    fig.savefig(os.path.join(fig_dir, name), dpi=110)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110)
+    paths.write_bytes(paths.join(fig_dir, name), png.getvalue())
     figures.append((f"figures/{name}", caption))
 
   save(plots.score_rsa_vs_sigma(data), "score_rsa_vs_sigma.png",
@@ -97,7 +99,7 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
       shlex.quote(a) for a in sys.argv[1:])
   blocks = report_doc.build_blocks(data, figures, run.config.to_dict(), command)
   md, htm = report_doc.write_reports(workdir, blocks)
-  logging.info("Wrote %s, %s, %s and %d figures in %s.", os.path.join(workdir, "analysis.json"),
+  logging.info("Wrote %s, %s, %s and %d figures in %s.", paths.join(workdir, "analysis.json"),
                md, htm, len(figures), fig_dir)
   return data
 

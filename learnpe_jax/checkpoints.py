@@ -1,21 +1,32 @@
-"""Orbax checkpoints of the whole vmapped train state (every model of the sweep in one tree)."""
+"""Orbax checkpoints of the whole vmapped train state (every model of the sweep in one tree).
+
+The directory may be local or a URI (``gs://``; ``paths.py``). A local checkpoint is written into a
+temp folder that is renamed into place (orbax's default there); on a URI, which has no atomic
+rename, orbax writes the step folder in place and marks it complete with ``commit_success.txt``
+(its ``COMMIT_FILE`` mode, orbax's own default for ``gs://``, chosen here for every URI scheme);
+either way ``latest_step`` sees only complete checkpoints. With several processes every process
+calls ``save``/``restore`` and orbax coordinates the writes.
+"""
 
 from __future__ import annotations
-
-import os
 
 import jax
 import orbax.checkpoint as ocp
 
+from learnpe_jax import paths
 from learnpe_jax.errors import UserError
 
 
 class Checkpointer:
 
   def __init__(self, directory: str, max_to_keep: int = 2):
-    self.manager = ocp.CheckpointManager(
-        os.path.abspath(directory),
-        options=ocp.CheckpointManagerOptions(max_to_keep=max_to_keep, create=True))
+    directory = paths.normalize(directory)
+    options = dict(max_to_keep=max_to_keep, create=True)
+    if paths.is_uri(directory):
+      options["atomicity_options"] = ocp.options.AtomicityOptions(
+          mode=ocp.options.AtomicityMode.COMMIT_FILE)
+    self.manager = ocp.CheckpointManager(paths.Path(directory),
+                                         options=ocp.CheckpointManagerOptions(**options))
 
   def latest_step(self) -> int | None:
     return self.manager.latest_step()

@@ -20,7 +20,7 @@ from absl import flags
 from absl import logging
 import numpy as np
 
-from learnpe_jax import cli
+from learnpe_jax import cli, paths
 from learnpe_jax.errors import UserError
 
 
@@ -112,7 +112,7 @@ def evaluate(workdir: str, puzzles: str, noise_sd: float = 0.0, noise_seed: int 
   if batch_size < 1:
     raise UserError(f"--batch_size={batch_size} is not allowed: must be ≥ 1")
   puzzles_data = read_puzzles(puzzles)  # before the (slow) run loading: a bad file fails fast
-  config = load_config(os.path.abspath(os.path.expanduser(workdir)))
+  config = load_config(paths.normalize(workdir))
   if config.task != "lst":
     raise UserError(f"{workdir} is a {config.task!r} run; evaluate scores Latin Square Task "
                     "runs (config.task='lst') on puzzle files")
@@ -140,7 +140,7 @@ def evaluate(workdir: str, puzzles: str, noise_sd: float = 0.0, noise_seed: int 
             "num_per_condition": {c: int((level == j).sum()) for j, c in enumerate(conditions)},
             "models": models}
   stem = os.path.splitext(os.path.basename(puzzles))[0]
-  out = os.path.join(run.workdir, f"eval_{stem}.json")
+  out = paths.join(run.workdir, f"eval_{stem}.json")
   write_json(out, result)
   result["path"] = out
   return result

@@ -4,6 +4,12 @@ A scheduler's SIGTERM (pre-emption) sets a flag; the train loop checks it after 
 checkpoint and raises ``Preempted``; ``main`` reports it in one line and exits with status 143.
 Rerunning the same command resumes. (SIGKILL cannot be caught: a rerun resumes from the last
 periodic checkpoint instead.)
+
+With several processes (``--distributed``, a pod slice) the flag is shared after every chunk
+(``sharding.any_process``: one all-gather of one int), so a SIGTERM to any process makes every
+process save the same step and stop; the checkpoint is one orbax save of all processes. On a
+pre-emptible (spot) TPU VM the rerun starts on a fresh VM: the workdir must be on cloud storage
+(``--workdir=gs://…``) for it to find the checkpoint.
 """
 
 from __future__ import annotations
@@ -16,10 +22,11 @@ import threading
 class Preempted(Exception):
   """The run stopped on SIGTERM after saving a checkpoint at ``step``."""
 
-  def __init__(self, step: int, workdir: str):
+  def __init__(self, step: int, workdir: str, here: bool = True):
     self.step = step
-    super().__init__(f"stopped by SIGTERM at step {step}; checkpoint saved in {workdir}; rerun the "
-                     f"same command to resume")
+    origin = "" if here else " (sent to another process of this job)"
+    super().__init__(f"stopped by SIGTERM{origin} at step {step}; checkpoint saved in {workdir}; "
+                     f"rerun the same command to resume")
 
 
 class StopFlag:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 
 import ml_collections
 import numpy as np
 
-from learnpe_jax import sharding
+from learnpe_jax import paths, sharding
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.errors import UserError
 from learnpe_jax.sweep import ModelAxis, model_axis
@@ -45,30 +44,29 @@ class Run:
     return None if v is None else sharding.to_host(v)
 
   def summary(self) -> dict | None:
-    path = os.path.join(self.workdir, "summary.json")
-    if not os.path.exists(path):
+    path = paths.join(self.workdir, "summary.json")
+    if not paths.exists(path):
       return None
-    with open(path) as f:
-      return json.load(f)
+    return json.loads(paths.read_text(path))
 
 
 def load_config(workdir: str) -> ml_collections.ConfigDict:
-  path = os.path.join(workdir, "config.json")
-  if not os.path.exists(path):
+  path = paths.join(workdir, "config.json")
+  if not paths.exists(path):
     raise UserError(f"{workdir} holds no run (no config.json)")
-  with open(path) as f:
-    return ml_collections.ConfigDict(json.load(f))
+  return ml_collections.ConfigDict(json.loads(paths.read_text(path)))
 
 
 def load_run(workdir: str, step: int | None = None) -> Run:
-  """The run in ``workdir`` at its latest checkpoint (or at init when there is none yet)."""
-  workdir = os.path.abspath(os.path.expanduser(workdir))
+  """The run in ``workdir`` (local or a URI such as ``gs://``) at its latest checkpoint (or at init
+  when there is none yet)."""
+  workdir = paths.normalize(workdir)
   config = load_config(workdir)
   task = load_task(config)
   axis = model_axis(config)
   trainer = Trainer(config, task, axis)
   state = trainer.init()
-  ckpt = Checkpointer(os.path.join(workdir, "checkpoints"))
+  ckpt = Checkpointer(paths.join(workdir, "checkpoints"))
   try:
     restored = ckpt.restore_latest(state) if step is None else ckpt.restore(step, state)
   finally:

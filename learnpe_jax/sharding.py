@@ -42,6 +42,22 @@ def to_host(tree):
   return jax.device_get(tree)
 
 
+def any_process(flag: bool) -> bool:
+  """True on every process when ``flag`` is True on any of them (one small all-gather when there
+  are several processes): how the processes of a job agree to stop at the same step."""
+  if jax.process_count() == 1:
+    return bool(flag)
+  from jax.experimental import multihost_utils
+  return bool(np.any(multihost_utils.process_allgather(np.array([int(bool(flag))], np.int32))))
+
+
+def barrier(name: str) -> None:
+  """Wait until every process gets here (nothing with one process)."""
+  if jax.process_count() > 1:
+    from jax.experimental import multihost_utils
+    multihost_utils.sync_global_devices(name)
+
+
 def is_writer() -> bool:
   """Only process 0 writes files and prints; every process computes and checkpoints."""
   return jax.process_index() == 0

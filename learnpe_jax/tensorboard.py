@@ -8,9 +8,10 @@ nothing and ``metrics.jsonl`` remains the record. Each model's scalars go under 
 from __future__ import annotations
 
 import numbers
-import os
 
 from absl import logging
+
+from learnpe_jax import paths
 
 
 def create_writer(workdir: str, enabled: bool = True):
@@ -21,7 +22,7 @@ def create_writer(workdir: str, enabled: bool = True):
   except ImportError:
     logging.info("TensorBoard summaries off (pip install -e '.[tensorboard]' to turn them on).")
     return None
-  return metric_writers.SummaryWriter(os.path.join(workdir, "tensorboard"))
+  return metric_writers.SummaryWriter(paths.join(workdir, "tensorboard"))  # tf.io.gfile: gs:// too
 
 
 def write_rows(writer, rows: list[dict]) -> None:

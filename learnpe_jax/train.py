@@ -58,7 +58,9 @@ def train_and_evaluate(config, workdir: str) -> dict:
   task = load_task(config)
   config_validation.validate_with_task(config, task)
   config_dict = json.loads(config.to_json_best_effort())
-  wd.prepare(config_dict, resume=config.resume)
+  wd.prepare(config_dict, resume=config.resume,
+             barrier=lambda: sharding.barrier("learnpe_jax:workdir_read"))
+  sharding.barrier("learnpe_jax:workdir_ready")  # the writer has moved an old run aside
   axis = model_axis(config)
   logging.info("Sweep of %d models (σ × lr × seeds), task %s with %d tokens, PE %s.",
                axis.size, task.name, task.num_tokens, config.model.pe.name)
@@ -110,10 +112,12 @@ def train_and_evaluate(config, workdir: str) -> dict:
         rows = _eval_rows(trainer, state, metrics, config)
         wd.append_metrics(rows)
         tensorboard.write_rows(board, rows)
-      if step % c.checkpoint_every == 0 or step == c.num_steps or stop.requested:
+      # Every process stops at the same step: a SIGTERM to any of them stops them all here.
+      stop_now = sharding.any_process(stop.requested)
+      if step % c.checkpoint_every == 0 or step == c.num_steps or stop_now:
         ckpt.save(step, state)
-      if stop.requested and step < c.num_steps:
-        raise preemption.Preempted(step, wd.path)
+      if stop_now and step < c.num_steps:
+        raise preemption.Preempted(step, wd.path, here=stop.requested)
 
   summary = report.summarize(trainer, state, init_pe, _per_model_pe_analysis(
       trainer, state["models"]["params"], config), config)

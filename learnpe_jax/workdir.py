@@ -1,19 +1,24 @@
-"""Everything a run writes to its workdir, written atomically.
+"""Everything a run writes to its workdir, never torn (``paths.write_text``: an atomic rename on a
+local path; a temp object and a server-side copy on ``gs://``/``s3://``).
 
   config.json     the resolved config (a rerun with a different config is refused)
   metrics.jsonl   one line per model and evaluation step; a torn last line is dropped on resume
   summary.json    one record per model at the end
   checkpoints/    orbax checkpoints (see ``checkpoints.py``)
+
+The workdir may be a local path or a URI (``gs://bucket/runs/x``; ``paths.py``). With several
+processes (``--distributed``) only the writer, process 0, writes these files; orbax coordinates the
+checkpoint writes of all processes itself.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 import time
+import uuid
 
+from learnpe_jax import paths
 from learnpe_jax.errors import UserError
 
 # Config fields that may change between a run and its resumption without changing its results.
@@ -24,19 +29,9 @@ RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps", "train.model
 
 
 def atomic_write_text(path: str, text: str) -> None:
-  """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never half."""
-  directory = os.path.dirname(os.path.abspath(path))
-  fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".", suffix=".tmp")
-  try:
-    with os.fdopen(fd, "w") as f:
-      f.write(text)
-      f.flush()
-      os.fsync(f.fileno())
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.unlink(tmp)
-    raise
+  """Write ``text`` to ``path`` (local or URI) so that a reader sees the old file or the new one,
+  never half (``paths.write_text``)."""
+  paths.write_text(path, text)
 
 
 def json_safe(obj):
@@ -66,16 +61,15 @@ def _flatten(d, prefix=""):
 
 def read_metrics(workdir: str) -> list[dict]:
   """All complete lines of WORKDIR/metrics.jsonl (a torn last line of a killed run is skipped)."""
-  path = os.path.join(workdir, "metrics.jsonl")
-  if not os.path.exists(path):
+  path = paths.join(workdir, "metrics.jsonl")
+  if not paths.exists(path):
     return []
   rows = []
-  with open(path) as f:
-    for line in f:
-      try:
-        rows.append(json.loads(line))
-      except json.JSONDecodeError:
-        break
+  for line in paths.read_text(path).splitlines(keepends=True):
+    try:
+      rows.append(json.loads(line))
+    except json.JSONDecodeError:
+      break
   return rows
 
 
@@ -84,26 +78,38 @@ class Workdir:
 
   def __init__(self, path: str, writer: bool = True):
     self.writer = writer
-    self.path = os.path.abspath(os.path.expanduser(path))
+    self.path = paths.normalize(path)
+    if not writer:  # the writer checks (and creates) the folder; the others only read it
+      return
     try:
-      os.makedirs(self.path, exist_ok=True)
-      probe = tempfile.NamedTemporaryFile(dir=self.path, prefix=".write_probe")
-      probe.close()
+      paths.makedirs(self.path)
+      probe = paths.Path(paths.join(self.path, f".write_probe.{uuid.uuid4().hex}.tmp"))
+      probe.write_text("")
+      probe.unlink()
     except OSError as e:
-      raise UserError(f"workdir {path!r} is not writable ({e.strerror})") from None
+      raise UserError(f"workdir {path!r} is not writable ({e.strerror or e})") from None
+    except Exception as e:  # remote filesystems raise their own types (auth, bucket missing)
+      if not paths.is_uri(self.path):
+        raise
+      raise UserError(f"workdir {path!r} is not writable ({type(e).__name__}: "
+                      f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
 
   def file(self, name: str) -> str:
-    return os.path.join(self.path, name)
+    return paths.join(self.path, name)
 
-  def prepare(self, config_dict: dict, resume: bool) -> None:
+  def prepare(self, config_dict: dict, resume: bool, barrier=lambda: None) -> None:
     """Refuse a workdir that holds a different run unless ``resume`` is False, in which case the
     earlier run's files are moved aside (never deleted). Writes nothing else: the config is
-    recorded by ``record_config`` once the run has started (so a failed start changes nothing)."""
+    recorded by ``record_config`` once the run has started (so a failed start changes nothing).
+    ``barrier`` (several processes: ``sharding.barrier``) runs after every process has read the
+    old config and before the writer moves anything."""
+    if self.writer:
+      paths.remove_temps(self.path)  # left by a writer killed mid-write
     path = self.file("config.json")
-    if not os.path.exists(path):
+    if not paths.exists(path):
+      barrier()
       return
-    with open(path) as f:
-      old = _flatten(json.load(f))
+    old = _flatten(json.loads(paths.read_text(path)))
     new = _flatten(json.loads(json.dumps(config_dict)))
     changed = sorted(k for k in set(old) | set(new)
                      if old.get(k) != new.get(k) and k not in RESUMABLE_FIELDS)
@@ -113,6 +119,7 @@ class Workdir:
           f"workdir {self.path} holds a run with a different config ({k}: {old.get(k)!r} there, "
           f"{new.get(k)!r} now; {len(changed)} field(s) differ); use another --workdir or "
           f"--config.resume=false to start over (the old run is kept in a subfolder)")
+    barrier()
     if (changed or not resume) and self.writer:
       self._move_aside()
 
@@ -121,11 +128,11 @@ class Workdir:
       write_json(self.file("config.json"), config_dict)
 
   def _move_aside(self) -> None:
-    aside = os.path.join(self.path, time.strftime("previous_%Y%m%d_%H%M%S"))
-    os.makedirs(aside, exist_ok=True)
+    aside = paths.join(self.path, time.strftime("previous_%Y%m%d_%H%M%S"))
+    paths.makedirs(aside)
     for name in ("config.json", "metrics.jsonl", "summary.json", "checkpoints"):
-      if os.path.exists(self.file(name)):
-        os.replace(self.file(name), os.path.join(aside, name))
+      if paths.exists(self.file(name)):
+        paths.move(self.file(name), paths.join(aside, name))
 
   # metrics.jsonl ------------------------------------------------------------------------------
   def read_metrics(self) -> list[dict]:
@@ -141,7 +148,5 @@ class Workdir:
   def append_metrics(self, rows: list[dict]) -> None:
     if not self.writer:
       return
-    with open(self.file("metrics.jsonl"), "a") as f:
-      f.write("".join(json.dumps(json_safe(r), allow_nan=False) + "\n" for r in rows))
-      f.flush()
-      os.fsync(f.fileno())
+    paths.append_text(self.file("metrics.jsonl"),
+                      "".join(json.dumps(json_safe(r), allow_nan=False) + "\n" for r in rows))

@@ -13,7 +13,7 @@ import os
 import re
 
 
-from learnpe_jax import report
+from learnpe_jax import paths, report
 
 _BLOCK_METRICS = [  # (key, column title, format)
     ("rsa_spearman", "RSA ρ", ".3f"), ("rsa_spearman_init", "ρ at init", ".3f"),
@@ -140,8 +140,7 @@ def to_html(blocks, root: str) -> str:
     elif kind == "table":
       out.append(_table_html(b[1]))
     elif kind == "figure":
-      with open(os.path.join(root, b[1]), "rb") as f:
-        data = base64.b64encode(f.read()).decode("ascii")
+      data = base64.b64encode(paths.read_bytes(paths.join(root, b[1]))).decode("ascii")
       out.append(f'<figure><img alt="{html.escape(b[2])}" src="data:image/png;base64,{data}">'
                  f"<figcaption>{_inline(b[2])}</figcaption></figure>")
     elif kind == "code":
@@ -153,11 +152,10 @@ def to_html(blocks, root: str) -> str:
 
 
 def write_reports(workdir: str, blocks) -> tuple[str, str]:
-  md, htm = os.path.join(workdir, "report.md"), os.path.join(workdir, "report.html")
-  with open(md, "w") as f:
-    f.write(to_markdown(blocks))
-  with open(htm, "w") as f:
-    f.write(to_html(blocks, workdir))
+  """``report.md`` and ``report.html`` in ``workdir`` (local or a URI), each written whole."""
+  md, htm = paths.join(workdir, "report.md"), paths.join(workdir, "report.html")
+  paths.write_text(md, to_markdown(blocks))
+  paths.write_text(htm, to_html(blocks, workdir))
   return md, htm
 
 
