@@ -9,6 +9,8 @@ numbers, never typed in: ``holds`` / ``holds partly`` / ``does not hold at this 
     python experiments/claim1_lst_geometry.py --lanes=2       # two jobs at once, one core each
     python experiments/claim1_lst_geometry.py --print         # one command per job (a cluster)
     python experiments/claim1_lst_geometry.py --scale=paper --print   # the study's full scale
+    python experiments/claim1_lst_geometry.py --scale=paper --root=gs://B/claims --write_slurm=a.sh
+    python experiments/claim1_lst_geometry.py --scale=paper --root=gs://B/claims --gather
     python experiments/claims.py --all --lanes=2              # every claim, then RESULTS.md
 
 Jobs live in one pool, ``--root`` (default ``runs/claims``), named so that claims share them (claim 2
@@ -441,19 +443,30 @@ def parse_args(argv):
   mode.add_argument("--print", action="store_true", help="print one command per job and stop")
   mode.add_argument("--gather", action="store_true", help="only tabulate finished jobs")
   p.add_argument("--scale", choices=("cpu", "paper"), default="cpu",
-                 help="cpu: the setting of RESULTS.md; paper: the study's scale (with --print)")
+                 help="cpu: the setting of RESULTS.md; paper: the study's scale (with --print, "
+                      "--write_tpu or --write_slurm, and --gather to read their summaries back)")
+  p.add_argument("--table_dir", default="", help="--scale=paper --gather: where the table goes")
+  launch.add_output_flags(p)  # --tpu_vms, --write_tpu, --write_slurm, --main_flag, --python
   return p.parse_args(argv)
+
+
+def paper_specs(claim: Claim) -> list[dict]:
+  """The claim's study-scale jobs as ``experiments/launch.py`` job-list entries."""
+  return [j.spec("paper") for j in claim.jobs if j.paper]
 
 
 def main(claim: Claim, argv: list[str] | None = None) -> int:
   argv = sys.argv[1:] if argv is None else argv
   args = parse_args(argv)
-  if args.scale == "paper" and not args.print:
-    raise SystemExit("error: --scale=paper is a GPU/TPU job; use it with --print and run the "
-                     "printed commands there")
-  if args.print:
-    for job in (j for j in claim.jobs if args.scale == "cpu" or j.paper):
-      print(shlex.join(job.command(args.root, args.scale)[1:]).replace("-m ", "python -m ", 1))
+  if launch.writes_commands(args):  # --print, --write_tpu, --write_slurm: the launcher's output
+    specs = paper_specs(claim) if args.scale == "paper" else [j.spec() for j in claim.jobs]
+    launch.emit(specs, args.root, args)
+    return 0
+  if args.scale == "paper":
+    if not args.gather:
+      raise SystemExit("error: --scale=paper is a GPU/TPU job; use it with --print, --write_tpu or "
+                       "--write_slurm, run the commands there, then --gather their summaries")
+    print(launch.gather(paper_specs(claim), args.root, args.table_dir or None))
     return 0
   if not args.gather:
     run_jobs(list(claim.jobs), args.root, args.lanes)
@@ -555,8 +568,24 @@ def main_all(argv: list[str] | None = None) -> int:
   p.add_argument("--results", default=RESULTS_DIR, help="where tables and figures go")
   p.add_argument("--results_md", default=os.path.join(REPO, "RESULTS.md"))
   p.add_argument("--gather", action="store_true", help="only tabulate finished jobs")
+  p.add_argument("--print", action="store_true", help="print one command per job and stop")
+  p.add_argument("--scale", choices=("cpu", "paper"), default="cpu",
+                 help="paper: the study's jobs of every claim, for --print/--write_*/--gather")
+  p.add_argument("--table_dir", default="", help="--scale=paper --gather: where the table goes")
+  launch.add_output_flags(p)
   args = p.parse_args(argv)
   claims = all_claims()
+  if launch.writes_commands(args) or args.scale == "paper":  # the jobs of every claim, once each
+    specs = list({s["name"]: s for c in claims for s in (
+        paper_specs(c) if args.scale == "paper" else [j.spec() for j in c.jobs])}.values())
+    if launch.writes_commands(args):
+      launch.emit(specs, args.root, args)
+    elif args.gather:
+      print(launch.gather(specs, args.root, args.table_dir or None))
+    else:
+      raise SystemExit("error: --scale=paper is a GPU/TPU job; use it with --print, --write_tpu or "
+                       "--write_slurm, run the commands there, then --gather their summaries")
+    return 0
   if not args.gather:
     jobs = list({j.name: j for c in claims for j in c.jobs}.values())
     run_jobs(jobs, args.root, args.lanes)
