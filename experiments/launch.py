@@ -109,13 +109,15 @@ def split_round_robin(items: list, n: int) -> list[list]:
 
 def tpu_vm_script(lines: list[str], index: int, count: int) -> str:
   """The jobs of TPU VM ``index``: run from the repository root on the VM (on a pod slice, on every
-  worker: ``--worker=all``), one after another; a job that stops (pre-emption: status 143) stops
-  the script, and rerunning it resumes that job and skips the finished ones."""
+  worker: ``--worker=all``), one after another. A pre-empted job (status 143) stops the script, and
+  rerunning it resumes that job and skips the finished ones' training; a job that fails otherwise
+  (e.g. a PE that cannot serve the task: status 2, one line) is reported and the next one runs."""
   head = ["#!/bin/bash",
           f"# TPU VM {index} of {count}: {len(lines)} job(s), one after another; each resumes from "
           "its workdir's last checkpoint, so after a pre-emption rerun this script.",
-          "set -e"]
-  return "\n".join(head + lines) + "\n"
+          'run() { "$@"; s=$?; [ $s -eq 143 ] && exit 143; [ $s -ne 0 ] && echo "failed ($s): $*" >&2; '
+          "return 0; }"]
+  return "\n".join(head + [f"run {line}" for line in lines]) + "\n"
 
 
 def slurm_script(lines: list[str], name: str = "learnpe_jax") -> str:

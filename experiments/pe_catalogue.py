@@ -46,7 +46,28 @@ def parse_args(argv=None):
   p.add_argument("--num_per_level", type=int, default=3000)
   p.add_argument("--chunk_steps", type=int, default=100)
   p.add_argument("--data_dir", default=None, help="default: the config's")
+  p.add_argument("--write_jobs", default="",
+                 help="write the PEs' runs as an experiments/launch.py job list to this file and "
+                      "stop (then launch.py --print/--write_tpu/--write_slurm/--gather)")
   return p.parse_args(argv)
+
+
+_JOB_FIELDS = ("model.width", "model.depth", "optim.learning_rate", "data.num_per_level",
+               "data.data_dir", "train.num_steps", "train.chunk_steps", "train.eval_every",
+               "train.checkpoint_every", "train.log_every", "sweep.pe_init_scale", "sweep.seeds")
+
+
+def job_spec(name: str, args) -> dict:
+  """PE ``name``'s run (``make_config``) as an ``experiments/launch.py`` job-list entry."""
+  config = make_config(name, args)
+  overrides = {}
+  for field in _JOB_FIELDS:
+    if field == "data.data_dir" and not args.data_dir:
+      continue
+    section, key = field.split(".")
+    value = config[section][key]
+    overrides[field] = list(value) if isinstance(value, (list, tuple)) else value
+  return {"name": name, "config": f"configs/grid2d.py:pe={name}", "overrides": overrides}
 
 
 def make_config(name: str, args):
@@ -168,6 +189,12 @@ def main(argv=None):
   names = [n for n in args.names.split(",") if n] or list(REGISTRY)
   for n in names:
     get_spec(n)
+  if args.write_jobs:
+    with open(args.write_jobs, "w") as f:
+      json.dump([job_spec(n, args) for n in names], f, indent=1)
+    print(f"wrote {args.write_jobs}: {len(names)} job(s); run them with experiments/launch.py "
+          f"--jobs={args.write_jobs} --root=ROOT")
+    return
   command = "python experiments/pe_catalogue.py " + " ".join(
       shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
   os.makedirs(args.out, exist_ok=True)

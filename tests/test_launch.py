@@ -72,14 +72,22 @@ def test_commands_for_tpu_vms_and_a_slurm_array(tmp_path):
       f"  '{line}'" for line in printed]  # one job per line
   for script in (slurm, tmp_path / "tpu" / "tpu_vm_0.sh"):
     assert subprocess.run(["bash", "-n", script]).returncode == 0
-  # The array task runs its line: here with a stand-in for python that prints its arguments.
+  # The scripts run their lines: here with a stand-in for python that prints its arguments and
+  # exits with $STATUS.
   (tmp_path / "bin").mkdir()
-  (tmp_path / "bin" / "python").write_text('#!/bin/bash\necho "$@"\n')
+  (tmp_path / "bin" / "python").write_text('#!/bin/bash\necho "$@"\nexit ${STATUS:-0}\n')
   (tmp_path / "bin" / "python").chmod(0o755)
   env = {**os.environ, "SLURM_ARRAY_TASK_ID": "1", "SLURM_SUBMIT_DIR": ROOT,
          "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
   ran = subprocess.run(["bash", slurm], capture_output=True, text=True, env=env)
   assert ran.stdout.strip() == printed[1].removeprefix("python ")
+  vm0 = tmp_path / "tpu" / "tpu_vm_0.sh"  # jobs 0 and 2
+  failed = subprocess.run(["bash", vm0], capture_output=True, text=True, env={**env, "STATUS": "2"})
+  assert failed.returncode == 0 and failed.stdout.count("learnpe_jax.main") == 2  # goes on
+  assert failed.stderr.count("failed (2)") == 2
+  stopped = subprocess.run(["bash", vm0], capture_output=True, text=True,
+                           env={**env, "STATUS": "143"})
+  assert stopped.returncode == 143 and stopped.stdout.count("learnpe_jax.main") == 1  # pre-empted
 
 
 def test_gather_reads_finished_summaries_from_a_bucket(tmp_path):
@@ -126,3 +134,23 @@ def test_claim_jobs_at_paper_scale_go_through_the_launcher(tmp_path):
        "--gather"], cwd=ROOT, capture_output=True, text=True)
   assert gathered.returncode == 0, gathered.stderr
   assert "### paper/lst_learned" in gathered.stdout and (root / "table.md").exists()
+
+
+def test_pe_benchmark_as_a_job_list(tmp_path):
+  """pe_catalogue.py --write_jobs: each job's overrides give the config the benchmark trains."""
+  from configs import grid2d
+  from experiments import pe_catalogue
+  out = tmp_path / "pe_jobs.json"
+  argv = ["--names=learned,rope", "--steps=400", "--seeds=0,1", f"--write_jobs={out}"]
+  pe_catalogue.main(argv)
+  jobs = json.loads(out.read_text())
+  assert [j["name"] for j in jobs] == ["learned", "rope"]
+  args = pe_catalogue.parse_args(argv)
+  for job in jobs:
+    config = grid2d.get_config(job["config"].split(":", 1)[1])
+    for field, value in job["overrides"].items():
+      section, key = field.split(".")
+      config[section][key] = tuple(value) if isinstance(value, list) else value
+    assert config.to_json() == pe_catalogue.make_config(job["name"], args).to_json()
+  lines = _launch("--jobs", out, "--root=gs://bucket/pe", "--print").stdout.splitlines()
+  assert "--workdir=gs://bucket/pe/rope" in lines[1] and "'--config.sweep.seeds=(0,1)'" in lines[1]
