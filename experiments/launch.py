@@ -176,7 +176,8 @@ def emit(jobs: list[dict], root: str, args) -> None:
       out = paths.join(args.write_tpu, f"tpu_vm_{i}.sh")
       atomic_write_text(out, tpu_vm_script(vm, i, len(vms)))
       print(f"wrote {out} ({len(vm)} job(s))")
-    print("start them (not run here; ZONE and the VMs are yours):")
+    print(f"start them (not run here): copy {args.write_tpu} into learnpe_jax/ on each VM (with the "
+          "repository), set ZONE, then")
     print("\n".join(tpu_launch_commands(args.write_tpu, len(vms),
                                         "--distributed" in args.main_flag)))
   if args.write_slurm:
