@@ -1,0 +1,98 @@
+"""Probes for a CPU default of ``configs/grid2d.py`` that shows the study's picture.
+
+    python experiments/cpu_default.py              # train the missing probes (resumable), tabulate
+    python experiments/cpu_default.py --tabulate   # tables and budget curves of finished probes
+
+What the default must show (the issue's aim, fixed before the probes): in at most 20 minutes on 2
+cores, every σ ≤ 1 fits the training set (train accuracy ≥ 0.95), test and human accuracy fall as σ
+grows past ~1, small σ has the higher PE–grid similarity, and the best small σ scores ≥ 0.90 on the
+108 human puzzles. Each probe is one seed of a σ sweep on the companion-style puzzles
+(``data.generator='pluck'``), evaluated every 500 steps, so its metrics are also a budget curve.
+Every probe's table, metrics and summary go to ``experiments/results/cpu_default/``; the
+conclusion is written in RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:
+  sys.path.insert(0, REPO)
+
+from experiments import claims  # noqa: E402
+from experiments.claims import Job  # noqa: E402
+
+RESULTS = os.path.join(REPO, "experiments", "results", "cpu_default")
+SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
+
+
+def _probe(name: str, description: str, **overrides) -> tuple[Job, str]:
+  base = (("data.generator", "pluck"), ("sweep.seeds", (0,)))
+  job = Job(name=name, config="configs/grid2d.py", condition=name, paper=False,
+            overrides=base + tuple(overrides.items()))
+  return job, description
+
+
+PROBES = (
+    _probe("pluck_default", "width 64, 2 blocks, lr 1e-3, 3,000 steps, σ 0.01–3 (the old default "
+           "on the companion-style puzzles)"),
+    _probe("pluck_6k", "width 64, 2 blocks, lr 1e-3, 6,000 steps",
+           **{"sweep.pe_init_scale": SIGMAS, "train.num_steps": 6000}),
+    _probe("pluck_d4_lr3e-4", "width 64, 4 blocks, lr 3e-4, 4,000 steps",
+           **{"sweep.pe_init_scale": SIGMAS, "train.num_steps": 4000, "model.depth": 4,
+              "optim.learning_rate": 3e-4}),
+)
+
+
+def tabulate(root: str) -> str:
+  """Per finished probe: its per-σ table (``report.format_table``), its budget curves (the
+  ``analyze`` training-curves figure) and its summary and metrics copied into ``RESULTS``."""
+  from learnpe_jax import report
+  from learnpe_jax.analysis import plots
+  from learnpe_jax.workdir import read_metrics
+  sections = ["# Probes for a CPU default that shows the study's picture", "",
+              "`python experiments/cpu_default.py`; the aim and settings are in the script's "
+              "docstring. One seed per probe, companion-style puzzles (`data.generator=pluck`), "
+              "so every ± is 0.000 (the sd of one value).", ""]
+  for job, description in PROBES:
+    workdir = os.path.join(root, job.name)
+    if not claims.finished(job, root):
+      sections += [f"## {job.name}: {description}", "", "(not run yet)", ""]
+      continue
+    out = os.path.join(RESULTS, job.name)
+    os.makedirs(out, exist_ok=True)
+    for name in ("summary.json", "metrics.jsonl", "config.json"):
+      shutil.copy(os.path.join(workdir, name), os.path.join(out, name))
+    with open(os.path.join(workdir, "summary.json")) as f:
+      summary = json.load(f)
+    fig = plots.training_curves(read_metrics(workdir), "accuracy")
+    fig.savefig(os.path.join(out, "budget_curves.png"), dpi=100)
+    command = " ".join(job.command("runs/explore")[1:])
+    sections += [f"## {job.name}: {description}", "", f"`python {command}`", "",
+                 report.format_table(summary), "",
+                 f"![budget curves]({job.name}/budget_curves.png)", ""]
+  text = "\n".join(sections)
+  with open(os.path.join(RESULTS, "table.md"), "w") as f:
+    f.write(text)
+  return text
+
+
+def main(argv=None) -> int:
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--root", default=os.path.join(REPO, "runs", "explore"))
+  parser.add_argument("--tabulate", action="store_true", help="only tabulate finished probes")
+  args = parser.parse_args(argv)
+  os.makedirs(RESULTS, exist_ok=True)
+  if not args.tabulate:
+    claims.run_jobs([job for job, _ in PROBES], args.root)
+  print(tabulate(args.root))
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
