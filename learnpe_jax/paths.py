@@ -11,10 +11,13 @@ Writing a whole file (``write_text``/``write_bytes``):
     onto the name (an atomic rename: a reader sees the old file or the new one);
   * a URI (``gs://``, ``s3://``, …: object stores have no atomic rename, and a rename there is a
     copy and a delete): the content is streamed to a unique temp object ``.NAME.<hex>.tmp`` beside
-    the target, which no reader of this package opens (``is_temp``), then published with the
-    store's server-side copy onto NAME, which creates the target object whole (GCS objects.rewrite,
-    S3 CopyObject), then the temp object is deleted. A writer killed while streaming leaves the old
-    NAME intact and a temp object behind (``Workdir.prepare`` removes those).
+    the target, which no reader of this package opens (``is_temp``), then copied onto NAME by the
+    store (``publish``: fsspec's ``copy``, a server-side GCS rewrite / S3 CopyObject for gcsfs and
+    s3fs; ``tf.io.gfile.copy`` when epath uses TensorFlow), then the temp object is deleted. An
+    object store makes the new NAME visible only once it is complete, so a reader sees the old
+    object or the new one; the temp step keeps a stream that a killed writer cut short, or a
+    filesystem that shows writes as they happen, away from NAME. A writer killed while streaming
+    leaves the old NAME intact and a temp object behind (``Workdir.prepare`` removes those).
 Appending (``append_text``): a local file is appended to and fsync'd; an object store cannot append,
 so the whole file is rewritten by the rule above.
 
@@ -132,9 +135,20 @@ def write_bytes(path, data: bytes) -> None:
   try:
     with staged.open("wb") as f:
       f.write(data)
-    staged.copy(target, overwrite=True)  # server-side copy: the target object appears whole
+    publish(staged, target)
   finally:
     staged.unlink(missing_ok=True)
+
+
+def publish(staged: epath.Path, target: epath.Path) -> None:
+  """Copy a complete temp object onto ``target`` with the store's own copy: fsspec's ``copy`` for
+  epath's fsspec backend (gcsfs, s3fs: server-side, no second upload; etils' ``Path.copy`` would
+  stream the bytes through this process), ``Path.copy`` otherwise (tf.io.gfile; plugins)."""
+  backend = getattr(staged, "_backend", None)
+  if type(backend).__name__ == "_FileSystemSpecBackend" and hasattr(backend, "fs"):
+    backend.fs(os.fspath(staged)).copy(os.fspath(staged), os.fspath(target))
+  else:
+    staged.copy(target, overwrite=True)
 
 
 def write_text(path, text: str) -> None:

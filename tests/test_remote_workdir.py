@@ -175,3 +175,44 @@ def test_run_on_fake_remote_is_killed_resumes_and_analyzes_like_a_local_run(tmp_
   assert {"report.md", "report.html", "figures"} <= set(os.listdir(backing))
   ops = fake_remote_fs.op_counts()
   assert "rename_refused" not in ops and ops["copy"] > 0  # nothing renamed, every file published
+
+
+def test_workdir_files_through_epaths_own_gs_route(monkeypatch):
+  """``gs://`` as epath routes it (its fsspec backend, TensorFlow absent), with an in-memory
+  fsspec filesystem standing in for gcsfs: the workdir's files, and the publish step is the
+  filesystem's own copy."""
+  import importlib
+  from fsspec.implementations.memory import MemoryFileSystem
+  from etils.epath import gpath
+
+  class InMemoryGCS(MemoryFileSystem):
+    protocol = ("gs", "gcs")
+    store, pseudo_dirs, copies = {}, [""], []
+
+    def cp_file(self, path1, path2, **kwargs):
+      self.copies.append((path1, path2))
+      return super().cp_file(path1, path2, **kwargs)
+
+  registry = importlib.import_module("fsspec.registry")._registry  # what gcsfs registers into
+  for name in ("gs", "gcs"):
+    monkeypatch.setitem(registry, name, InMemoryGCS)
+  monkeypatch.setattr(gpath, "_is_tf_installed", lambda: False)
+  from etils.epath import backend
+  backend.fsspec_backend._get_filesystem.cache_clear()
+  try:
+    wd = Workdir("gs://bucket/runs/x")
+    assert type(paths.Path(wd.path)._backend).__name__ == "_FileSystemSpecBackend"
+    wd.prepare({"a": 1}, resume=True)
+    wd.record_config({"a": 1})
+    wd.append_metrics([{"step": 0, "model": 0}])
+    wd.append_metrics([{"step": 100, "model": 0}])
+    write_json(wd.file("summary.json"), {"models": []})
+    assert read_metrics("gs://bucket/runs/x") == [{"step": 0, "model": 0}, {"step": 100, "model": 0}]
+    assert json.loads(paths.read_text("gs://bucket/runs/x/config.json")) == {"a": 1}
+    assert [d for _, d in InMemoryGCS.copies] == [
+        "gs://bucket/runs/x/config.json", "gs://bucket/runs/x/metrics.jsonl",
+        "gs://bucket/runs/x/metrics.jsonl", "gs://bucket/runs/x/summary.json"]
+    assert sorted(k.rsplit("/", 1)[1] for k in InMemoryGCS.store) == [
+        "config.json", "metrics.jsonl", "summary.json"]  # no temp object left
+  finally:
+    backend.fsspec_backend._get_filesystem.cache_clear()
