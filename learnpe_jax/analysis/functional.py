@@ -9,7 +9,7 @@ how a PE relates to them.
                                partition no better than chance, at most 1
   fc_communities(fc)           communities of the positive part of the FC: scikit-learn spectral
                                clustering (precomputed affinity, seeded) for k = 2..max_k, keeping
-                               the k of the highest Q (networkx is not a dependency of this project)
+                               the k of the highest Q
   pe_functional_measures(...)  per PE block: RSA of PE cosine similarity vs the FC (Spearman
                                over the pairs i < j), Q of the PE graph (positive part of the cosine
                                similarity) under the FC communities and under the hemispheres
@@ -40,14 +40,15 @@ def positive_graph(sim_NN: np.ndarray) -> np.ndarray:
 
 
 def newman_modularity(w_NN: np.ndarray, labels) -> float:
-  """Newman's weighted modularity Q of ``labels`` on the graph ``w_NN`` (NaN for an empty graph)."""
+  """Newman's weighted modularity Q of ``labels`` on the graph ``w_NN`` (NaN for an empty graph);
+  ``networkx.community.modularity``."""
+  import networkx as nx
   w = np.asarray(w_NN, np.float64)
-  total = w.sum()
-  if total <= 0:
+  if w.sum() <= 0:
     return float("nan")
-  k = w.sum(1)
-  same = np.asarray(labels)[:, None] == np.asarray(labels)[None, :]
-  return float(((w - np.outer(k, k) / total) * same).sum() / total)
+  labels = np.asarray(labels)
+  communities = [set(np.flatnonzero(labels == c).tolist()) for c in np.unique(labels)]
+  return float(nx.community.modularity(nx.from_numpy_array(w), communities, weight="weight"))
 
 
 def fc_communities(fc_NN: np.ndarray, max_k: int = 8, seed: int = 0) -> tuple[np.ndarray, float]:
