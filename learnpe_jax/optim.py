@@ -32,7 +32,3 @@ def make_optimizer(optim_config, learning_rate=0.0) -> optax.GradientTransformat
   parts.append(optax.inject_hyperparams(optax.scale)(step_size=-learning_rate))
   return optax.chain(*parts)
 
-
-def learning_rates(opt_state):
-  """The per-model learning rates held in an optimizer state."""
-  return -opt_state[-1].hyperparams["step_size"]

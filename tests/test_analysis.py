@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from learnpe_jax.analysis import geometry, rsa
-from learnpe_jax.pe.absolute import sinusoidal_features
+from learnpe_jax.pe.features import sinusoidal_features
 from learnpe_jax.positions import grid_positions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -15,8 +15,6 @@ from learnpe_jax.pe.features import (legendre_polynomials, normalize_to_unit_box
                                      sinusoid_frequencies, sinusoidal_features, split_per_axis)
 from learnpe_jax.pe.module import PositionalEncoding, coordinate_input, fixed_key
 
-__all__ = ["sinusoidal_features"]  # re-exported from features for older imports
-
 _warned_nope = []
 
 

@@ -57,10 +57,5 @@ class PositionalTerms:
                         pos_logits=qk(self.pos_logits), rel_k=qkd(self.rel_k),
                         rel_v=qkd(self.rel_v))
 
-  def acts_on_attention(self) -> bool:
-    return (not self.content_logits) or any(t is not None for t in (
-        self.logit_bias, self.rotate, self.rel_k, self.rel_v, self.content_bias, self.probs_scale,
-        self.pos_logits))
-
 
 NO_TERMS = PositionalTerms()
