@@ -32,6 +32,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -510,20 +511,22 @@ intervals: `lst_init_uniform` rerun on two cores instead of one pinned core gave
 
 # Results that are not claims of the CPU-scale sweep, each the ``table.md`` of its own script under
 # ``experiments/results/<name>/``, kept in RESULTS.md between markers (``results_section``).
-OTHER_RESULTS = ("companion", "lst_data")
+OTHER_RESULTS = ("companion", "cpu_default", "optimizer", "lst_data")
 
 
 def results_section(name: str, results_dir: str, path: str) -> str | None:
   """``<results_dir>/<name>/table.md`` as a RESULTS.md section (its headings one level down, its
-  figure linked relative to ``path``) between ``<!-- name -->`` markers; None when absent."""
+  links to files beside it made relative to ``path``) between ``<!-- name -->`` markers; None when
+  absent."""
   table = os.path.join(results_dir, name, "table.md")
   if not os.path.exists(table):
     return None
   with open(table) as f:
     text = "".join("#" + line if line.startswith("#") else line for line in f)
-  figure = os.path.relpath(os.path.join(results_dir, name, "figure.png"),
-                           os.path.dirname(os.path.abspath(path)))
-  return f"<!-- {name} -->\n{text.replace('](figure.png)', f']({figure})').rstrip()}\n<!-- /{name} -->\n"
+  base = os.path.dirname(os.path.abspath(path))
+  relink = lambda m: "](" + os.path.relpath(os.path.join(results_dir, name, m.group(1)), base) + ")"
+  text = re.sub(r"\]\((?!https?:|/|#)([^)\s]+\.(?:png|md|json))\)", relink, text)
+  return f"<!-- {name} -->\n{text.rstrip()}\n<!-- /{name} -->\n"
 
 
 def splice_results_section(name: str, results_dir: str, path: str) -> None:

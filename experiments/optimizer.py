@@ -1,0 +1,100 @@
+"""The study's optimizer ablation at the CPU default: AdamW against SGD with momentum.
+
+    python experiments/optimizer.py              # train what is missing (resumable), tabulate
+    python experiments/optimizer.py --tabulate   # the table only
+
+Two jobs of ``configs/grid2d.py`` (the CPU default) with seeds 0 and 1: AdamW at its default
+learning rate, and SGD with heavy-ball momentum 0.9 (``optim.name=sgd``) at two conventional
+learning rates, 0.01 and 0.1 (``sweep.learning_rate``: both in one program; not tuned).
+
+Rule (written before the runs): for each optimizer and learning rate, the init-scale effect
+*shows* when (a) block 0's PE–grid RSA at the smallest σ exceeds that at the largest σ by more than
+0.1, and (b) the best test accuracy among σ ≤ 0.3 exceeds the test accuracy at the largest σ by
+more than 0.1; *shows partly* when one of (a), (b) holds; otherwise *does not show*.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import sys
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:
+  sys.path.insert(0, REPO)
+
+from experiments import claims  # noqa: E402
+from experiments.claims import Job  # noqa: E402
+
+RESULTS = os.path.join(REPO, "experiments", "results", "optimizer")
+SEEDS = (0, 1)
+JOBS = (
+    Job(name="adamw", config="configs/grid2d.py", condition="adamw", paper=False,
+        overrides=(("sweep.seeds", SEEDS),)),
+    Job(name="sgd", config="configs/grid2d.py", condition="sgd", paper=False,
+        overrides=(("sweep.seeds", SEEDS), ("optim.name", "sgd"), ("optim.momentum", 0.9),
+                   ("sweep.learning_rate", (0.01, 0.1)))),
+)
+
+
+def effect(models: list[dict]) -> tuple[str, dict]:
+  """The rule of the module docstring on one optimizer's models at one learning rate."""
+  by_sigma = collections.defaultdict(list)
+  for m in models:
+    by_sigma[m["pe_init_scale"]].append(m)
+  mean = lambda sigma, key: float(np.nanmean([m[key] for m in by_sigma[sigma]]))
+  small, large = min(by_sigma), max(by_sigma)
+  rsa = mean(small, "pe_rsa") - mean(large, "pe_rsa")
+  best_small = max(mean(s, "test_accuracy") for s in by_sigma if s <= 0.3)
+  acc = best_small - mean(large, "test_accuracy")
+  parts = {"RSA gap (smallest − largest σ)": rsa, "test gap (best σ ≤ 0.3 − largest σ)": acc}
+  ok = (rsa > 0.1, acc > 0.1)
+  return ("shows" if all(ok) else "shows partly" if any(ok) else "does not show"), parts
+
+
+def tabulate(root: str) -> str:
+  from learnpe_jax import report
+  lines = ["# The optimizer ablation at the CPU default: AdamW vs SGD", "",
+           "`python experiments/optimizer.py`; settings and rule in the script's docstring "
+           f"(seeds {', '.join(map(str, SEEDS))}; mean ± sd over seeds).", ""]
+  verdicts = {}
+  for job in JOBS:
+    if not claims.finished(job, root):
+      lines += [f"## {job.name}", "", "(not run yet)", ""]
+      continue
+    with open(os.path.join(root, job.name, "summary.json")) as f:
+      summary = json.load(f)
+    lines += [f"## {job.name}", "", f"`python {' '.join(job.command('runs/optimizer')[1:])}`", "",
+              report.format_table(summary), ""]
+    for lr in sorted({m["learning_rate"] for m in summary["models"]}):
+      verdict, parts = effect([m for m in summary["models"] if m["learning_rate"] == lr])
+      verdicts[f"{job.name}, lr {lr:g}"] = {"verdict": verdict, **parts}
+      lines.append(f"- **{job.name}, lr {lr:g}: the init-scale effect {verdict}** ("
+                   + "; ".join(f"{k} {v:+.3f}" for k, v in parts.items()) + ").")
+    lines.append("")
+  os.makedirs(RESULTS, exist_ok=True)
+  with open(os.path.join(RESULTS, "table.md"), "w") as f:
+    f.write("\n".join(lines))
+  with open(os.path.join(RESULTS, "table.json"), "w") as f:
+    json.dump(verdicts, f, indent=1)
+  claims.splice_results_section("optimizer", claims.RESULTS_DIR, os.path.join(REPO, "RESULTS.md"))
+  return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--root", default=os.path.join(REPO, "runs", "optimizer"))
+  parser.add_argument("--tabulate", action="store_true", help="only tabulate finished jobs")
+  args = parser.parse_args(argv)
+  if not args.tabulate:
+    claims.run_jobs(list(JOBS), args.root)
+  print(tabulate(args.root))
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
