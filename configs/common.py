@@ -27,6 +27,10 @@ def parse_variants(arg):
 def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   """The encoder: post-LN, one head, the PE of ``pe=NAME`` (default: learned) at every block."""
   m = ml_collections.ConfigDict()
+  # 'transformer' (the encoder) | 'lstm' | 'gru' | 'mlp' (baselines with an additive PE:
+  # learnpe_jax/models/baselines.py; width, depth, mlp_ratio, readout, pe and dtype apply to them)
+  m.kind = "transformer"
+  m.bidirectional = False           # lstm/gru: a forward and a backward RNN per layer
   m.width = width
   m.depth = depth
   m.num_heads = 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from learnpe_jax.errors import ConfigError
+from learnpe_jax.models.baselines import MODEL_KINDS, check_baseline
 from learnpe_jax.models.encoder import NORMS, PE_PLACEMENTS, PE_SHARING, READOUTS
 from learnpe_jax.pe.registry import check_pe_for_task, get_spec, pe_kwargs
 from learnpe_jax.tasks.registry import validate_data
@@ -40,6 +41,12 @@ def validate(config) -> None:
   _choice(config, "model.dtype", ("float32", "bfloat16"))
   spec = get_spec(m.pe.name)
   pe_kwargs(m.pe)
+  kind = m.get("kind", "transformer")
+  if kind not in MODEL_KINDS:
+    raise ConfigError("model.kind", kind, f"one of {', '.join(MODEL_KINDS)}")
+  if not isinstance(m.get("bidirectional", False), bool):
+    raise ConfigError("model.bidirectional", m.bidirectional, "True or False")
+  check_baseline(kind, m.pe.name, spec.mechanism, m.readout)  # e.g. an LSTM takes add PEs only
 
   for f in ("batch_size", "chunk_steps", "eval_every", "checkpoint_every", "log_every",
             "eval_batch_size"):

@@ -17,6 +17,7 @@ import numpy as np
 import optax
 
 from learnpe_jax import objectives, sharding
+from learnpe_jax.models import baselines
 from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.optim import make_optimizer
 from learnpe_jax.pe.registry import build_pe
@@ -28,10 +29,21 @@ TrainMetrics = clu.metrics.Collection.create(loss=clu.metrics.Average.from_outpu
                                              score=clu.metrics.Average.from_output("score"))
 
 
-def build_model(config, task: TaskData, pe_init_scale=1.0) -> Encoder:
+def build_model(config, task: TaskData, pe_init_scale=1.0):
+  """The model of ``config.model.kind``: the transformer ``Encoder`` (default) or a baseline
+  (``models/baselines.py``: 'lstm', 'gru', 'mlp'), with the PE of ``config.model.pe``."""
   m = config.model
   pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=task.num_tokens,
                 init_scale=pe_init_scale)
+  kind = m.get("kind", "transformer")  # configs recorded before model.kind existed
+  if kind in baselines.RNN_CELLS:
+    return baselines.RecurrentBaseline(
+        pe=pe, cell=kind, bidirectional=m.get("bidirectional", False), width=m.width,
+        depth=m.depth, num_outputs=task.num_outputs, readout=m.readout, dtype=jnp.dtype(m.dtype))
+  if kind == "mlp":
+    return baselines.MLPBaseline(pe=pe, width=m.width, depth=m.depth, mlp_ratio=m.mlp_ratio,
+                                 num_outputs=task.num_outputs, readout=m.readout,
+                                 dtype=jnp.dtype(m.dtype))
   return Encoder(pe=pe, width=m.width, depth=m.depth, num_heads=m.num_heads,
                  mlp_ratio=m.mlp_ratio, num_outputs=task.num_outputs, readout=m.readout,
                  pe_placement=m.pe_placement, pe_sharing=m.pe_sharing, norm=m.norm,
@@ -222,4 +234,4 @@ class Trainer:
   def _pe_vectors(self, params):
     """float[M, blocks, N, W] the per-token vectors the PE adds (None if it adds none)."""
     return jax.vmap(lambda p: self.model.apply({"params": p}, self.positions,
-                                               method=Encoder.pe_add_terms))(params)
+                                               method="pe_add_terms"))(params)

@@ -26,6 +26,9 @@ from learnpe_jax.errors import UserError
 # schedule the same computation differently (results equal up to float roundoff).
 RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps", "train.models_per_group",
                     "train.parallel_streams", "model.exact_shortcuts")
+# Fields added after runs were recorded: absent from an older config.json, they hold this value
+# (so such a run resumes; any other value is a different config).
+ADDED_FIELDS = {"model.kind": "transformer", "model.bidirectional": False}
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -112,7 +115,8 @@ class Workdir:
     old = _flatten(json.loads(paths.read_text(path)))
     new = _flatten(json.loads(json.dumps(config_dict)))
     changed = sorted(k for k in set(old) | set(new)
-                     if old.get(k) != new.get(k) and k not in RESUMABLE_FIELDS)
+                     if old.get(k, ADDED_FIELDS.get(k)) != new.get(k, ADDED_FIELDS.get(k))
+                     and k not in RESUMABLE_FIELDS)
     if changed and resume:
       k = changed[0]
       raise UserError(
