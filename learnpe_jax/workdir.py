@@ -27,8 +27,10 @@ from learnpe_jax.errors import UserError
 RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps", "train.models_per_group",
                     "train.parallel_streams", "model.exact_shortcuts")
 # Fields added after runs were recorded: absent from an older config.json, they hold this value
-# (so such a run resumes; any other value is a different config).
-ADDED_FIELDS = {"model.kind": "transformer", "model.bidirectional": False}
+# (so such a run resumes; any other value is a different config). A resumed older LST run scores
+# the human puzzles from its next eval on.
+ADDED_FIELDS = {"model.kind": "transformer", "model.bidirectional": False, "optim.name": "adamw",
+                "optim.momentum": 0.9, "data.generator": "reveal", "data.eval_puzzles": "human"}
 
 
 def atomic_write_text(path: str, text: str) -> None:
