@@ -416,3 +416,38 @@ def test_sigma_is_a_traced_per_model_array(name):
                                          for k in path)]
   norms = [math.sqrt(sum(float(jnp.sum(v[i] ** 2)) for v in scaled)) for i in range(2)]
   np.testing.assert_allclose(norms[1] / norms[0], 4.0, rtol=1e-4)
+
+
+def test_catalogue_markdown_keeps_the_hand_written_part(tmp_path):
+  from learnpe_jax.pe.__main__ import END_OF_GENERATED, main
+  path = tmp_path / "cat.md"
+  main(["--markdown", str(path)])
+  path.write_text(path.read_text() + "## By hand\n\nkept\n")
+  main(["--markdown", str(path)])
+  text = path.read_text()
+  assert text.count(END_OF_GENERATED) == 1
+  assert text.endswith(END_OF_GENERATED + "\n## By hand\n\nkept\n")
+  assert text.count("\n| `") == len(NAMES)
+
+
+# ---- PEs that coincide on the LST (docs/pe_catalogue.md, "PEs that coincide on a task") -------
+@pytest.mark.parametrize("a, b", [("sinusoidal_nd", "time_continuous"),
+                                  ("sinusoidal_nd_learned_freq", "time_continuous_learned"),
+                                  ("learned_coords", "learned_coords_sinusoidal")])
+def test_pes_that_coincide_on_the_lst(a, b):
+  positions = as_jnp(positions_of("2d"))
+  terms = []
+  for name in (a, b):
+    pe = build_pe(default_pe_config(name), width=64, num_heads=1, num_tokens=16, init_scale=0.3)
+    terms.append(pe.apply(init_pe(pe, positions, 0), positions, 0).add)
+  np.testing.assert_array_equal(terms[0], terms[1])
+
+
+def test_one_head_hype_is_alibi_nd_on_the_lst():
+  positions = as_jnp(positions_of("2d"))
+  bias = {}
+  for name in ("alibi_nd", "hype"):
+    pe = build_pe(default_pe_config(name), width=64, num_heads=1, num_tokens=16)
+    bias[name] = np.asarray(pe.apply({}, positions, 0).logit_bias)
+  assert np.abs(bias["alibi_nd"]).max() < 0.02  # slope 2^-8: a bias this small is ≈ NoPE
+  np.testing.assert_allclose(bias["hype"], bias["alibi_nd"], atol=1e-6)

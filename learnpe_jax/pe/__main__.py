@@ -1,5 +1,6 @@
 """``python -m learnpe_jax.pe``: print the PE catalogue; ``--markdown [PATH]`` writes it as Markdown
-(default ``docs/pe_catalogue.md``)."""
+(default ``docs/pe_catalogue.md``). The generated part ends at ``END_OF_GENERATED``; what follows
+that line in an existing file (the hand-written reading list) is kept when the table is rewritten."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from learnpe_jax.pe.registry import catalogue_rows
 COLUMNS = ("name", "mechanism", "coordinates", "learnable", "initializer", "paper")
 HEADERS = ("name", "mechanism", "coordinates", "learnable/fixed", "initializer (σ scales)",
            "paper")
+END_OF_GENERATED = ("<!-- end of the generated catalogue: what follows is written by hand and kept "
+                    "by `python -m learnpe_jax.pe --markdown` -->")
 
 
 def text_table(rows) -> str:
@@ -31,7 +34,17 @@ def markdown(rows) -> str:
   table = ["| " + " | ".join(HEADERS + ("summary",)) + " |", "|" + "---|" * (len(HEADERS) + 1)]
   table += ["| " + " | ".join([f"`{r['name']}`"] + [r[c] for c in COLUMNS[1:]] + [r["summary"]])
             + " |" for r in rows]
-  return "\n".join(head + table) + "\n"
+  return "\n".join(head + table) + "\n\n" + END_OF_GENERATED + "\n"
+
+
+def hand_written_part(path: str) -> str:
+  """What follows ``END_OF_GENERATED`` in the file at ``path`` ('' if none)."""
+  if not os.path.exists(path):
+    return ""
+  with open(path) as f:
+    text = f.read()
+  _, marker, rest = text.partition(END_OF_GENERATED + "\n")
+  return rest if marker else ""
 
 
 def main(argv=None):
@@ -42,8 +55,9 @@ def main(argv=None):
   rows = catalogue_rows()
   if args.markdown:
     os.makedirs(os.path.dirname(args.markdown) or ".", exist_ok=True)
+    kept = hand_written_part(args.markdown)
     with open(args.markdown, "w") as f:
-      f.write(markdown(rows))
+      f.write(markdown(rows) + kept)
     print(f"wrote {args.markdown} ({len(rows)} PEs)")
   else:
     print(text_table(rows))
