@@ -1,5 +1,5 @@
-"""The non-transformer baselines (``model.kind`` = 'lstm', 'gru', 'mlp'; learnpe_jax/models/baselines.py):
-they train, vmap over σ like the transformer, refuse non-additive PEs before compiling, and leave the
+"""The non-transformer baselines (``model.kind`` = 'lstm', 'gru', 'mlp'; models/baselines.py): they
+train, vmap over σ like the transformer, refuse non-additive PEs before compiling, and leave the
 default transformer exactly as it was."""
 
 import hashlib

@@ -5,7 +5,7 @@ The study's companion code trains, beside its transformer, an LSTM (``lstnn/lstm
 ljhearne/LSTNN_public) and a feed-forward network (``lstnn/ffn_main.py``) on the Latin Square Task.
 Both models here take the tokens as the transformer does, so that the PE is the one variable:
 
-    e_n = Linear_{F→W}(tokens_n) + p_n,     p = the PE's ``add`` vectors (``build_pe``; σ-scaled init)
+    e_n = Linear_{F→W}(tokens_n) + p_n,   p = the PE's ``add`` vectors (``build_pe``; σ-scaled init)
 
   * RNN ('lstm': Hochreiter & Schmidhuber 1997, ``nn.OptimizedLSTMCell``; 'gru': Cho et al. 2014,
     ``nn.GRUCell``): ``depth`` stacked layers of W units read e_1 … e_N in token order
@@ -121,7 +121,8 @@ class RecurrentBaseline(_Baseline):
     # parent=None: a submodule's parameters live under the module that uses it
     # (rnn_{layer}/cell/…; bidirectional: rnn_{layer}/forward_rnn/cell/…, …/backward_rnn/cell/…,
     # the backward RNN reads the tokens reversed, its outputs put back in token order, so the last
-    # step's output is [forward h after all tokens ‖ backward h after the last token], as PyTorch's).
+    # step's output is [forward h after all tokens ‖ backward h after the last token], as in
+    # PyTorch).
     cell = lambda: RNN_CELLS[self.cell](self.width, dtype=self.dtype, parent=None)
     for layer in range(self.depth):
       x = self._noise(x)
