@@ -77,6 +77,30 @@ def aim_met(models: list[dict]) -> dict:
           "best σ ≤ 1": best}
 
 
+def conclusion(root: str) -> list[str]:
+  """Which finished probes meet every part of the aim, and for each: its best σ ≤ 1 and how the
+  smallest σ fares against it (from the numbers)."""
+  lines = []
+  for job, description in PROBES:
+    if not claims.finished(job, root):
+      continue
+    with open(os.path.join(root, job.name, "summary.json")) as f:
+      models = json.load(f)["models"]
+    aim = aim_met(models)
+    if not all(v for k, v in aim.items() if k != "best σ ≤ 1"):
+      continue
+    mean = lambda s, k: float(np.mean([m[k] for m in models if m["pe_init_scale"] == s]))
+    best, smallest = aim["best σ ≤ 1"], min(m["pe_init_scale"] for m in models)
+    lines.append(
+        f"- `{job.name}` ({description}; {len({m['seed'] for m in models})} seed(s)) meets every "
+        f"part: best σ ≤ 1 is {best:g} (test {mean(best, 'test_accuracy'):.3f}, human "
+        f"{mean(best, 'human_accuracy'):.3f}); the smallest σ, {smallest:g}, tests "
+        f"{mean(smallest, 'test_accuracy'):.3f} (human {mean(smallest, 'human_accuracy'):.3f}) "
+        f"with PE–grid RSA {mean(smallest, 'pe_rsa'):.2f} vs {mean(best, 'pe_rsa'):.2f} at "
+        f"σ = {best:g}.")
+  return lines or ["- No finished probe meets every part of the aim."]
+
+
 def tabulate(root: str) -> str:
   """Per finished probe: its per-σ table (``report.format_table``), its budget curves (the
   ``analyze`` training-curves figure) and its summary and metrics copied into ``RESULTS``."""
@@ -91,15 +115,7 @@ def tabulate(root: str) -> str:
               "best σ ≤ 1 to the largest σ; geometry = the smallest σ has the higher PE–grid RSA "
               "and similarity to the sinusoid; human = the best σ ≤ 1 scores ≥ 0.90 on the human "
               "puzzles.", "",
-              "**So far:** only `pluck_d4_lr3e-4` meets all four parts, on one seed and 39 min "
-              "of a 2-core CPU shared with two other jobs (≈ 7 min alone by the default's rate "
-              "per model-step). Its picture is an inverted U, not the study's: σ = 0.5 "
-              "generalises best (test 0.957, human 0.991), σ ≥ 1 falls off (0.799 → 0.533), "
-              "and the smallest σ (0.1, 0.2) fit the training set but generalise worse "
-              "(0.734, 0.664) while their PEs become the most grid-like (RSA 0.23 at σ = 0.1). "
-              "At the companion's scale (`experiments/companion.py`) σ = 0.2 does not "
-              "memorise. Not yet the default: it needs its own run with 2–3 seeds on idle cores "
-              "(the next step).", ""]
+              ]
   for job, description in PROBES:
     workdir = os.path.join(root, job.name)
     if not claims.finished(job, root):
@@ -120,6 +136,7 @@ def tabulate(root: str) -> str:
                  "Aim: " + ", ".join(f"{k} {'yes' if v is True else 'no' if v is False else v}"
                                      for k, v in aim.items()) + ".", "",
                  f"![budget curves]({job.name}/budget_curves.png)", ""]
+  sections += ["## So far", ""] + conclusion(root) + [""]
   text = "\n".join(sections)
   with open(os.path.join(RESULTS, "table.md"), "w") as f:
     f.write(text)
