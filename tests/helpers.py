@@ -21,3 +21,35 @@ def run_main(workdir, *overrides, config="configs/grid2d.py:smoke", timeout=900)
 def start_main(workdir, *overrides, config="configs/grid2d.py:smoke"):
   return subprocess.Popen(main_command(workdir, *overrides, config=config), cwd=ROOT,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def train_chunks(config, chunks):
+  """The state after ``chunks`` compiled chunks of ``config``'s sweep (on the host)."""
+  import jax
+  from learnpe_jax.sweep import model_axis
+  from learnpe_jax.tasks.registry import load_task
+  from learnpe_jax.trainer import Trainer
+  trainer = Trainer(config, load_task(config), model_axis(config))
+  state = trainer.init()
+  for _ in range(chunks):
+    state, _ = trainer.train_chunk(state)
+  return jax.device_get(state)
+
+
+def assert_sweep_equals_single_runs(config, chunks=2):
+  """Every model of the vmapped sweep of ``config`` ends with the parameters it has when trained
+  alone (its σ and seed only); returns the sweep's state."""
+  import jax
+  import numpy as np
+  from learnpe_jax.sweep import model_axis
+  joint = train_chunks(config, chunks)
+  for i, rec in enumerate(model_axis(config).records):
+    single = config.copy_and_resolve_references()
+    single.sweep.pe_init_scale = (rec["pe_init_scale"],)
+    single.sweep.seeds = (rec["seed"],)
+    alone = train_chunks(single, chunks)
+    flat_joint = jax.tree.leaves(jax.tree.map(lambda a: a[i], joint["models"]["params"]))
+    flat_alone = jax.tree.leaves(jax.tree.map(lambda a: a[0], alone["models"]["params"]))
+    for a, b in zip(flat_joint, flat_alone, strict=True):
+      np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)
+  return joint

@@ -21,7 +21,7 @@ from learnpe_jax.sweep import model_axis
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.trainer import Trainer, build_model
 from learnpe_jax.workdir import Workdir
-from tests.helpers import run_main
+from tests.helpers import assert_sweep_equals_single_runs, run_main
 
 
 def _baseline(config, kind, bidirectional=False):
@@ -52,29 +52,13 @@ def test_each_baseline_trains_and_its_loss_decreases(smoke_config, kind, bidirec
   assert trainer.model.pe_blocks() == [0]
 
 
-def _train(config, chunks):
-  trainer = Trainer(config, load_task(config), model_axis(config))
-  state = trainer.init()
-  for _ in range(chunks):
-    state, _ = trainer.train_chunk(state)
-  return jax.device_get(state)
-
 
 def test_vmapped_sigma_sweep_equals_single_runs_for_lstm(smoke_config):
   config = _baseline(smoke_config, "lstm")
   config.sweep.pe_init_scale = (0.05, 1.5)
   config.sweep.seeds = (3,)
   config.train.chunk_steps = 20
-  joint = _train(config, chunks=2)
-  for i, rec in enumerate(model_axis(config).records):
-    single = config.copy_and_resolve_references()
-    single.sweep.pe_init_scale = (rec["pe_init_scale"],)
-    single.sweep.seeds = (rec["seed"],)
-    alone = _train(single, chunks=2)
-    flat_joint = jax.tree.leaves(jax.tree.map(lambda a: a[i], joint["models"]["params"]))
-    flat_alone = jax.tree.leaves(jax.tree.map(lambda a: a[0], alone["models"]["params"]))
-    for a, b in zip(flat_joint, flat_alone):
-      np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)
+  joint = assert_sweep_equals_single_runs(config, chunks=2)
   pe = joint["models"]["params"]["pe"]["table_0"]
   assert not np.allclose(pe[0], pe[1])  # σ matters
 

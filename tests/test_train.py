@@ -10,16 +10,7 @@ from learnpe_jax import train
 from learnpe_jax.sweep import model_axis
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.trainer import Trainer
-from tests.helpers import run_main
-
-
-def _train(config, chunks):
-  task = load_task(config)
-  trainer = Trainer(config, task, model_axis(config))
-  state = trainer.init()
-  for _ in range(chunks):
-    state, _ = trainer.train_chunk(state)
-  return jax.device_get(state)
+from tests.helpers import assert_sweep_equals_single_runs, run_main
 
 
 def test_vmapped_sweep_equals_loop_of_single_model_runs(smoke_config):
@@ -27,17 +18,7 @@ def test_vmapped_sweep_equals_loop_of_single_model_runs(smoke_config):
   config.sweep.pe_init_scale = (0.05, 1.5)
   config.sweep.seeds = (0, 3)
   config.train.chunk_steps = 30
-  joint = _train(config, chunks=2)
-  records = model_axis(config).records
-  for i, rec in enumerate(records):
-    single = config.copy_and_resolve_references()
-    single.sweep.pe_init_scale = (rec["pe_init_scale"],)
-    single.sweep.seeds = (rec["seed"],)
-    alone = _train(single, chunks=2)
-    flat_joint = jax.tree.leaves(jax.tree.map(lambda a: a[i], joint["models"]["params"]))
-    flat_alone = jax.tree.leaves(jax.tree.map(lambda a: a[0], alone["models"]["params"]))
-    for a, b in zip(flat_joint, flat_alone):
-      np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)
+  joint = assert_sweep_equals_single_runs(config, chunks=2)
   # The models really differ: σ and seed matter.
   pe = joint["models"]["params"]["pe"]["table_0"]
   assert not np.allclose(pe[0], pe[1]) and not np.allclose(pe[0], pe[2])
