@@ -20,6 +20,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -66,6 +67,9 @@ def tabulate(root: str) -> str:
     if not claims.finished(job, root):
       lines += [f"## {job.name}", "", "(not run yet)", ""]
       continue
+    os.makedirs(os.path.join(RESULTS, job.name), exist_ok=True)
+    for name in ("summary.json", "metrics.jsonl", "config.json"):  # never checkpoints
+      shutil.copy(os.path.join(root, job.name, name), os.path.join(RESULTS, job.name, name))
     with open(os.path.join(root, job.name, "summary.json")) as f:
       summary = json.load(f)
     lines += [f"## {job.name}", "", f"`python {' '.join(job.command('runs/optimizer')[1:])}`", "",
