@@ -1,7 +1,10 @@
 """Throughput benchmark of the real training path: ``python -m learnpe_jax.bench --config=... --num_models=K``.
 
 Builds the config's task, model and ``Trainer`` (the code ``train.py`` runs), compiles one chunk,
-times ``--chunks`` more, and prints one JSON line last:
+times ``--chunks`` more, and prints one JSON line last. The timed window is short by default: chunks
+of ``DEFAULT_CHUNK_STEPS`` steps (the config's ``train.chunk_steps`` when smaller; ``--chunk_steps``
+sets it), so the study-scale config answers in minutes on a CPU, not the hour its 500-step chunks
+take. The JSON fields:
   model_steps_per_sec         models × steps per second (the sweep's throughput)
   examples_per_sec            model_steps_per_sec × batch size
   train_flops_per_model_step  FLOPs the compiled step executes (XLA's cost analysis of a one-step
@@ -34,7 +37,10 @@ from ml_collections import config_flags
 _CONFIG = config_flags.DEFINE_config_file("config", "configs/grid2d.py", "Config file.")
 _NUM_MODELS = flags.DEFINE_integer("num_models", 16, "Models trained at once (vmapped).")
 _CHUNKS = flags.DEFINE_integer("chunks", 3, "Timed chunks after the compile chunk.")
-_CHUNK_STEPS = flags.DEFINE_integer("chunk_steps", None, "Override config.train.chunk_steps.")
+DEFAULT_CHUNK_STEPS = 20
+_CHUNK_STEPS = flags.DEFINE_integer(
+    "chunk_steps", None, "Steps per timed chunk (default: config.train.chunk_steps, at most "
+    f"{DEFAULT_CHUNK_STEPS}).")
 _GROUP = flags.DEFINE_integer("models_per_group", None,
                               "Override config.train.models_per_group (0: all models in one vmap).")
 _STREAMS = flags.DEFINE_integer("parallel_streams", None,
@@ -135,10 +141,11 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
 
 
 def config_from_flags():
-  """--config with the --chunk_steps, --models_per_group and --parallel_streams overrides."""
+  """--config with the --chunk_steps (or the short default), --models_per_group and
+  --parallel_streams overrides."""
   config = _CONFIG.value
-  if _CHUNK_STEPS.value:
-    config.train.chunk_steps = _CHUNK_STEPS.value
+  config.train.chunk_steps = _CHUNK_STEPS.value or min(config.train.chunk_steps,
+                                                       DEFAULT_CHUNK_STEPS)
   if _GROUP.value is not None:
     config.train.models_per_group = _GROUP.value
   if _STREAMS.value is not None:
