@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -111,6 +112,19 @@ class Claim:
 
 def finished(job: Job, root: str) -> bool:
   return launch.finished(job.spec(), root)
+
+
+RUN_RECORDS = ("summary.json", "metrics.jsonl", "config.json")
+
+
+def keep_run_records(job: Job, root: str, results_dir: str) -> str:
+  """Copy a finished job's summary, metrics and config (never its checkpoints) to
+  ``results_dir/<job>/``, the part of a run that travels with the repo; returns that folder."""
+  out = os.path.join(results_dir, job.name)
+  os.makedirs(out, exist_ok=True)
+  for name in RUN_RECORDS:
+    shutil.copy(os.path.join(root, job.name, name), os.path.join(out, name))
+  return out
 
 
 def run_jobs(jobs: list[Job], root: str, lanes: int = 1) -> None:

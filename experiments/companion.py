@@ -35,7 +35,6 @@ import argparse
 import json
 import os
 import shlex
-import shutil
 import sys
 
 import numpy as np
@@ -271,11 +270,8 @@ def tabulate(root: str, results: str = RESULTS) -> str:
   models, rows = collect(root)
   os.makedirs(results, exist_ok=True)
   for job in JOBS:  # the pieces' summaries and metrics (never checkpoints) travel with the repo
-    workdir = os.path.join(root, job.name)
     if claims.finished(job, root):
-      os.makedirs(os.path.join(results, job.name), exist_ok=True)
-      for name in ("summary.json", "metrics.jsonl", "config.json"):
-        shutil.copy(os.path.join(workdir, name), os.path.join(results, job.name, name))
+      claims.keep_run_records(job, root, results)
   conditions = per_condition(models)
   verdict = verdicts(conditions)
   text = markdown(conditions, verdict, wall_times(root))

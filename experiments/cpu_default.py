@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -121,10 +120,7 @@ def tabulate(root: str) -> str:
     if not claims.finished(job, root):
       sections += [f"## {job.name}: {description}", "", "(not run yet)", ""]
       continue
-    out = os.path.join(RESULTS, job.name)
-    os.makedirs(out, exist_ok=True)
-    for name in ("summary.json", "metrics.jsonl", "config.json"):
-      shutil.copy(os.path.join(workdir, name), os.path.join(out, name))
+    out = claims.keep_run_records(job, root, RESULTS)
     with open(os.path.join(workdir, "summary.json")) as f:
       summary = json.load(f)
     fig = plots.training_curves(read_metrics(workdir), "accuracy")

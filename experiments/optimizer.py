@@ -20,7 +20,6 @@ import argparse
 import collections
 import json
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -67,9 +66,7 @@ def tabulate(root: str) -> str:
     if not claims.finished(job, root):
       lines += [f"## {job.name}", "", "(not run yet)", ""]
       continue
-    os.makedirs(os.path.join(RESULTS, job.name), exist_ok=True)
-    for name in ("summary.json", "metrics.jsonl", "config.json"):  # never checkpoints
-      shutil.copy(os.path.join(root, job.name, name), os.path.join(RESULTS, job.name, name))
+    claims.keep_run_records(job, root, RESULTS)
     with open(os.path.join(root, job.name, "summary.json")) as f:
       summary = json.load(f)
     lines += [f"## {job.name}", "", f"`python {' '.join(job.command('runs/optimizer')[1:])}`", "",
