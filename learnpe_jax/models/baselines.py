@@ -38,6 +38,7 @@ import jax
 import jax.numpy as jnp
 
 from learnpe_jax.errors import ConfigError
+from learnpe_jax.models.encoder import pool
 from learnpe_jax.pe.module import PositionalEncoding
 from learnpe_jax.positions import Positions
 
@@ -134,13 +135,7 @@ class RecurrentBaseline(_Baseline):
     head = nn.Dense(self.num_outputs, dtype=self.dtype, name="head")
     if self.readout == "tokens":
       return head(x).astype(jnp.float32)
-    if self.readout == "last":
-      pooled = x[:, -1]
-    elif self.readout == "mean":
-      pooled = x.mean(axis=1)
-    else:
-      pooled = jnp.take_along_axis(x, query_index_B[:, None, None], axis=1)[:, 0]
-    return head(pooled).astype(jnp.float32)
+    return head(pool(x, self.readout, query_index_B)).astype(jnp.float32)
 
 
 class MLPBaseline(_Baseline):

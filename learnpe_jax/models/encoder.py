@@ -32,6 +32,16 @@ def pe_block_indices(depth: int, pe_placement: str, pe_sharing: str) -> list[int
   return list(range(depth))
 
 
+
+def pool(x_BNW, readout: str, query_index_B=None):
+  """What a classification head reads of the token stream: the last token ('last'), the mean over
+  tokens ('mean') or the query token ('query', at ``query_index_B``)."""
+  if readout == "last":
+    return x_BNW[:, -1]
+  if readout == "mean":
+    return x_BNW.mean(axis=1)
+  return jnp.take_along_axis(x_BNW, query_index_B[:, None, None], axis=1)[:, 0]
+
 class Block(nn.Module):
   num_heads: int
   mlp_ratio: int
@@ -134,10 +144,5 @@ class Encoder(nn.Module):
           x_BNW, terms, slice(-1, None) if last_only else None, x_affine)
     if self.readout == "tokens":
       return nn.Dense(self.num_outputs, name="head")(x_BNW).astype(jnp.float32)
-    if self.readout == "last":
-      pooled = x_BNW[:, -1]
-    elif self.readout == "mean":
-      pooled = x_BNW.mean(axis=1)
-    else:
-      pooled = jnp.take_along_axis(x_BNW, query_index_B[:, None, None], axis=1)[:, 0]
-    return nn.Dense(self.num_outputs, name="head")(pooled).astype(jnp.float32)
+    return nn.Dense(self.num_outputs, name="head")(
+        pool(x_BNW, self.readout, query_index_B)).astype(jnp.float32)
