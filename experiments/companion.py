@@ -91,13 +91,22 @@ def _read(path: str):
     return json.load(f) if path.endswith(".json") else [json.loads(l) for l in f if l.strip()]
 
 
+def _records(job: Job, root: str, results: str = RESULTS) -> str | None:
+  """Where a piece's summary and metrics are: its run folder under ``root`` when it finished there,
+  else the copy kept in the repo's results (a fresh checkout has no ``runs/``); None if neither."""
+  if claims.finished(job, root):
+    return os.path.join(root, job.name)
+  kept = os.path.join(results, job.name)
+  return kept if os.path.exists(os.path.join(kept, "summary.json")) else None
+
+
 def collect(root: str) -> tuple[list[dict], list[dict]]:
   """Final per-model records and every eval row of the finished pieces, each labelled with its
   condition (``pe``: a σ or '2-D sinusoidal'; ``data``)."""
   models, rows = [], []
   for job in JOBS:
-    workdir = os.path.join(root, job.name)
-    if not claims.finished(job, root):
+    workdir = _records(job, root)
+    if workdir is None:
       continue
     summary = _read(os.path.join(workdir, "summary.json"))
     data = "reveal" if "reveal" in job.condition else "pluck"
@@ -213,22 +222,27 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict) -> str:
   return "\n".join(lines) + "\n"
 
 
-def wall_times(root: str) -> dict:
-  """Per finished piece: the wall time its log says (first to last log line, all resumes)."""
+def wall_times(root: str, results: str = RESULTS) -> dict:
+  """Per finished piece: the wall time its log says (first to last log line, all resumes), saved
+  beside its kept records (``wall.json``) so a checkout without the run folder still has it."""
   import re
   out = {}
   for job in JOBS:
     log = os.path.join(root, job.name, "train.log")
-    if not (claims.finished(job, root) and os.path.exists(log)):
-      continue
-    stamps = re.findall(r"^I\d{4} (\d\d):(\d\d):(\d\d)", open(log).read(), re.M)
-    seconds = [int(h) * 3600 + int(m) * 60 + int(s) for h, m, s in stamps]
-    total, prev = 0, None
-    for s in seconds:  # sum of gaps < 10 min: time between resumes is not counted
-      if prev is not None and 0 <= s - prev < 600:
-        total += s - prev
-      prev = s
-    out[job.name] = f"{total / 60:.0f} min"
+    kept = os.path.join(results, job.name, "wall.json")
+    if claims.finished(job, root) and os.path.exists(log):
+      stamps = re.findall(r"^I\d{4} (\d\d):(\d\d):(\d\d)", open(log).read(), re.M)
+      seconds = [int(h) * 3600 + int(m) * 60 + int(s) for h, m, s in stamps]
+      total, prev = 0, None
+      for s in seconds:  # sum of gaps < 10 min: time between resumes is not counted
+        if prev is not None and 0 <= s - prev < 600:
+          total += s - prev
+        prev = s
+      os.makedirs(os.path.dirname(kept), exist_ok=True)
+      with open(kept, "w") as f:
+        json.dump({"minutes": round(total / 60), "from": "train.log"}, f)
+    if os.path.exists(kept):
+      out[job.name] = f"{_read(kept)['minutes']} min"
   return out
 
 
@@ -274,7 +288,7 @@ def tabulate(root: str, results: str = RESULTS) -> str:
       claims.keep_run_records(job, root, results)
   conditions = per_condition(models)
   verdict = verdicts(conditions)
-  text = markdown(conditions, verdict, wall_times(root))
+  text = markdown(conditions, verdict, wall_times(root, results))
   with open(os.path.join(results, "table.md"), "w") as f:
     f.write(text)
   with open(os.path.join(results, "table.json"), "w") as f:
