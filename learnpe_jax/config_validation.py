@@ -6,7 +6,8 @@ import math
 
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.baselines import MODEL_KINDS, check_baseline
-from learnpe_jax.models.encoder import NORMS, PE_PLACEMENTS, PE_SHARING, READOUTS
+from learnpe_jax.models.encoder import NORMS, READOUTS
+from learnpe_jax.pe.placement import PE_PLACEMENTS, PE_SHARING
 from learnpe_jax.pe.registry import check_pe_for_task, get_spec, pe_kwargs
 from learnpe_jax.tasks.registry import validate_data
 

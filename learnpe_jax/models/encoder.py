@@ -17,20 +17,11 @@ from learnpe_jax.models.attention import SelfAttention
 from learnpe_jax.models.projections import Affine, DenseWeights, project
 from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
 from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.placement import pe_block_indices
 from learnpe_jax.positions import Positions
 
 READOUTS = ("last", "mean", "query", "tokens")  # the Encoder's ``readout`` values
-PE_PLACEMENTS = ("every_block", "input")
-PE_SHARING = ("separate", "shared")
 NORMS = ("post", "pre")
-
-
-def pe_block_indices(depth: int, pe_placement: str, pe_sharing: str) -> list[int]:
-  """The PE block indices the encoder asks for (one per distinct PE)."""
-  if pe_placement == "input" or pe_sharing == "shared":
-    return [0]
-  return list(range(depth))
-
 
 
 def pool(x_BNW, readout: str, query_index_B=None):

@@ -17,6 +17,7 @@ from learnpe_jax.pe import (absolute, biases, conv, learned_coords, post_softmax
                             untied)
 from learnpe_jax.pe.initializers import INIT_FAMILIES
 from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.placement import pe_block_indices
 
 # Fields every PE module has that come from the model, not from config.model.pe.
 _MODEL_FIELDS = ("width", "num_heads", "num_tokens", "init_scale", "parent", "name")
@@ -183,7 +184,6 @@ def check_pe_for_task(config, positions) -> None:
   """One-line ConfigError when PE ``config.model.pe`` cannot serve a task with these (model-visible)
   positions: coordinates unknown, no token grid for a conv PE, a PEG the encoder never asks.
   For ``config_validation.validate_with_task`` (the encoder also runs it when it is traced)."""
-  from learnpe_jax.models.encoder import pe_block_indices  # pylint: disable=g-import-not-at-top
   m = config.model
   pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=positions.num_tokens)
   try:
