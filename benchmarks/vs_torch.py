@@ -69,8 +69,8 @@ def main(argv):
       "hfu_median": round(statistics.median(jax_rates) * flops["train"] / 1e9 / peak, 3),
       "compile_sec": round(compile_sec, 2),
       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-      "num_models": k, "models_per_group": trainer.group_size,
-      "parallel_streams": trainer.streams, "torch": torch_reference.torch.__version__,
+      "num_models": k, "models_per_group": trainer.layout.models_per_group,
+      "parallel_streams": trainer.layout.parallel_streams, "torch": torch_reference.torch.__version__,
   }))
 
 

@@ -70,16 +70,15 @@ def train(*, batch_size: int, num_steps: int, chunk_steps: int, eval_every: int,
   """The host loop. How the models share the machine (results equal up to float roundoff):
   ``models_per_group`` models train together, groups one after another in the same program (0:
   all in one group); a group runs as ``parallel_streams`` independent vmaps, which a CPU runs
-  concurrently. None (the default): chosen by platform (``trainer.layout``): on a CPU groups of 2 as
+  concurrently. None (the default): chosen by platform (``schedule.layout``): on a CPU groups of 2 as
   2 streams, elsewhere one vmap of every model. Checkpoints go with the evals."""
   t = ml_collections.ConfigDict()
   t.batch_size = batch_size
   t.num_steps = num_steps
   t.chunk_steps = chunk_steps        # steps per compiled lax.scan
-  t.models_per_group = ml_collections.config_dict.placeholder(int)
-  t.models_per_group = models_per_group
-  t.parallel_streams = ml_collections.config_dict.placeholder(int)
-  t.parallel_streams = parallel_streams
+  # Typed references: None is a value, and a command-line override still parses as an int.
+  t.models_per_group = ml_collections.FieldReference(models_per_group, field_type=int)
+  t.parallel_streams = ml_collections.FieldReference(parallel_streams, field_type=int)
   t.eval_every = eval_every          # multiple of chunk_steps
   t.checkpoint_every = eval_every    # multiple of chunk_steps
   t.log_every = log_every

@@ -135,7 +135,8 @@ def benchmark(config, num_models: int, chunks: int) -> dict:
       "devices": [str(d) for d in jax.devices()],
       "width": config.model.width, "depth": config.model.depth,
       "batch_size": config.train.batch_size, "chunk_steps": steps,
-      "models_per_group": trainer.group_size, "parallel_streams": trainer.streams,
+      "models_per_group": trainer.layout.models_per_group,
+      "parallel_streams": trainer.layout.parallel_streams,
       "exact_shortcuts": config.model.exact_shortcuts,
   }
 

@@ -4,7 +4,7 @@ The directory may be local or a URI (``gs://``; ``paths.py``). A local checkpoin
 temp folder that is renamed into place (orbax's default there); on a URI, which has no atomic
 rename, orbax writes the step folder in place and marks it complete with ``commit_success.txt``
 (its ``COMMIT_FILE`` mode, orbax's own default for ``gs://``, chosen here for every URI scheme);
-either way ``latest_step`` sees only complete checkpoints. With several processes every process
+either way ``restore_latest`` sees only complete checkpoints. With several processes every process
 calls ``save``/``restore`` and orbax coordinates the writes.
 """
 
@@ -28,14 +28,8 @@ class Checkpointer:
     self.manager = ocp.CheckpointManager(paths.Path(directory),
                                          options=ocp.CheckpointManagerOptions(**options))
 
-  def latest_step(self) -> int | None:
-    return self.manager.latest_step()
-
   def save(self, step: int, state) -> None:
     self.manager.save(step, args=ocp.args.StandardSave(state))
-
-  def all_steps(self) -> list[int]:
-    return list(self.manager.all_steps())
 
   def restore_latest(self, like):
     """The latest complete checkpoint restored into the structure of ``like``, or None."""

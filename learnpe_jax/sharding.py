@@ -17,8 +17,8 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 AXIS = "models"
 
 
-def model_mesh(num_models: int, devices=None) -> Mesh:
-  devices = list(devices if devices is not None else jax.devices())
+def model_mesh(num_models: int) -> Mesh:
+  devices = jax.devices()
   used = max(d for d in range(1, len(devices) + 1) if num_models % d == 0)
   if used < len(devices):
     logging.warning("%d models over %d devices: using %d devices (the largest divisor).",

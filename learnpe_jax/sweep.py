@@ -35,7 +35,7 @@ class ModelAxis:
 
 
 def model_axis(config) -> ModelAxis:
-  learning_rates = list(config.sweep.get("learning_rate", None) or [config.optim.learning_rate])
+  learning_rates = list(config.sweep.learning_rate or [config.optim.learning_rate])
   records = tuple(
       {"pe_init_scale": float(s), "seed": int(seed), "learning_rate": float(lr)}
       for s, lr, seed in itertools.product(config.sweep.pe_init_scale, learning_rates,

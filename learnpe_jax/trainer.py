@@ -8,15 +8,13 @@ index from its own key.
 
 from __future__ import annotations
 
-import functools
-
 import clu.metrics
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 
-from learnpe_jax import objectives, sharding
+from learnpe_jax import objectives, schedule, sharding
 from learnpe_jax.models import baselines
 from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.optim import make_optimizer
@@ -47,28 +45,7 @@ def build_model(config, task: TaskData, pe_init_scale=1.0):
   return Encoder(pe=pe, width=m.width, depth=m.depth, num_heads=m.num_heads,
                  mlp_ratio=m.mlp_ratio, num_outputs=task.num_outputs, readout=m.readout,
                  pe_placement=m.pe_placement, pe_sharing=m.pe_sharing, norm=m.norm,
-                 dtype=jnp.dtype(m.dtype), exact_shortcuts=m.get("exact_shortcuts", True))
-
-
-CPU_STREAMS = 2  # measured fastest on 2 cores (README, Performance)
-
-
-def layout(train_config, num_models: int) -> tuple[int, int]:
-  """(models per group, streams per group) for ``train.models_per_group``/``parallel_streams``.
-
-  Groups run one after another in one program (``lax.map``), each as ``streams`` independent
-  vmaps inside one scan; the CPU runtime runs independent ops concurrently, so two streams keep two
-  cores busy without splitting every small op between them. None picks by platform: on a CPU
-  groups of ``CPU_STREAMS`` models as that many streams, elsewhere all models in one vmap. Sizes
-  are rounded down to divisors of the model count (and of the group)."""
-  on_cpu = jax.default_backend() == "cpu"
-  group = train_config.get("models_per_group")
-  group = (CPU_STREAMS if on_cpu else 0) if group is None else group
-  streams = train_config.get("parallel_streams")
-  streams = (CPU_STREAMS if on_cpu else 1) if streams is None else streams
-  largest_divisor = lambda n, at_most: max(d for d in range(1, min(at_most, n) + 1) if n % d == 0)
-  group = largest_divisor(num_models, group or num_models)
-  return group, largest_divisor(group, streams)
+                 dtype=jnp.dtype(m.dtype), exact_shortcuts=m.exact_shortcuts)
 
 
 def epoch_permutation(key, epoch, num_examples: int):
@@ -108,7 +85,7 @@ class Trainer:
       batch = min(config.train.eval_batch_size, len(split["target"]))
       self.eval_data[name] = jax.device_put(_pad_for_eval(split, batch), everywhere)
     self.num_levels = len(task.level_names)
-    self.group_size, self.streams = layout(config.train, axis.size)
+    self.layout = schedule.layout(config.train, axis.size)
     self.init = jax.jit(self._init, out_shardings=state_sharding)
     self.train_chunk = jax.jit(self._train_chunk, donate_argnums=0,
                                out_shardings=(state_sharding, models_on))
@@ -171,7 +148,9 @@ class Trainer:
     return new_state, metrics
 
   def _train_chunk(self, state):
-    """``chunk_steps`` train steps for every model; returns the state and per-model chunk means.
+    """``chunk_steps`` train steps of every model: ``lax.scan`` over the chunk of the vmapped
+    ``_train_step`` (``schedule.scan_vmap``, laid out by ``train.models_per_group`` and
+    ``train.parallel_streams``). Returns the state and per-model chunk means.
 
     The epoch permutations a chunk touches are drawn once per chunk (a sort of the training set
     per model and epoch), not once per step.
@@ -183,35 +162,18 @@ class Trainer:
     perms_MEN = jax.vmap(lambda key: jax.vmap(
         lambda e: epoch_permutation(key, e, num_train))(epochs))(state["models"]["data_key"])
     steps = state["step"] + jnp.arange(chunk, dtype=jnp.int32)
-    step_all = jax.vmap(self._train_step, in_axes=(0, None, 0, None))
-    streams = self.streams
 
-    def run_group(group):
-      """The whole chunk for a group of models: ``streams`` independent vmaps of the group's models
-      inside one scan (the CPU runtime runs independent ops of a program concurrently)."""
-      split = lambda tree: [jax.tree.map(lambda a: a.reshape((streams, -1) + a.shape[1:])[i], tree)
-                            for i in range(streams)]
-      merge = lambda trees: jax.tree.map(lambda *parts: jnp.concatenate(parts), *trees)
-      models, perms = split(group[0]), split(group[1])
+    def train_step(carry, step, perms_EN):
+      """One step of one model, its metrics added to the chunk's."""
+      model_state, chunk_metrics = carry
+      model_state, step_metrics = self._train_step(model_state, step, perms_EN, first_epoch)
+      return model_state, chunk_metrics.merge(step_metrics)
 
-      def body(carry, step):
-        outs = [step_all(m, step, p, first_epoch) for (m, _), p in zip(carry, perms)]
-        return [(m, metrics.merge(new)) for (m, new), (_, metrics) in zip(outs, carry)], None
-
-      empty = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(perms[0].shape[0]))
-      carry, _ = jax.lax.scan(body, [(m, empty) for m in models], steps)
-      return merge([m for m, _ in carry]), merge([jax.vmap(lambda m: m.compute())(metrics)
-                                                  for _, metrics in carry])
-
-    group = self.group_size
-    if group == self.axis.size:
-      models, metrics = run_group((state["models"], perms_MEN))
-    else:  # groups one after another (lax.map): on a CPU, small vmaps use the cache better
-      split = lambda a: a.reshape((self.axis.size // group, group) + a.shape[1:])
-      merge = lambda a: a.reshape((self.axis.size,) + a.shape[2:])
-      models, metrics = jax.tree.map(merge, jax.lax.map(
-          run_group, jax.tree.map(split, (state["models"], perms_MEN))))
-    return {"models": models, "step": state["step"] + chunk}, metrics
+    no_metrics = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(self.axis.size))
+    models, metrics = schedule.scan_vmap(train_step, (state["models"], no_metrics), steps,
+                                         perms_MEN, self.layout)
+    return ({"models": models, "step": state["step"] + chunk},
+            jax.vmap(lambda m: m.compute())(metrics))
 
   # ---- eval ----------------------------------------------------------------------------------
   def _evaluate(self, params, split: str):

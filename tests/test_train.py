@@ -37,14 +37,16 @@ def test_every_model_layout_trains_the_same_models(smoke_config):
     c.train.models_per_group, c.train.parallel_streams = group, streams
     trainer = Trainer(c, load_task(c), model_axis(c))
     state, metrics = trainer.train_chunk(trainer.init())
-    return (trainer.group_size, trainer.streams), jax.device_get((state, metrics))
+    layout = (trainer.layout.models_per_group, trainer.layout.parallel_streams)
+    return layout, jax.device_get((state, metrics))
 
   layout, (reference, ref_metrics) = run(0, 1)
   assert layout == (4, 1)
   for group, streams, expected in [(2, 2, (2, 2)), (4, 2, (4, 2)), (0, 4, (4, 4))]:
     layout, (state, metrics) = run(group, streams)
     assert layout == expected
-    for a, b in zip(jax.tree.leaves((state, metrics)), jax.tree.leaves((reference, ref_metrics))):
+    for a, b in zip(jax.tree.leaves((state, metrics)), jax.tree.leaves((reference, ref_metrics)),
+                    strict=True):
       np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5, err_msg=str(layout))
 
 
