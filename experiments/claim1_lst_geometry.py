@@ -12,13 +12,14 @@ and the RSA reaches 0.5; "holds partly" when the direction holds but RSA stays b
 one of the two measures separates; otherwise it does not hold at this scale.
 """
 
-import os
+from __future__ import annotations
+
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from experiments import claims, jobs  # noqa: E402
-from experiments.claims import Column, welch_greater  # noqa: E402
+from experiments.claims import cli, figures, jobs, verdicts
+from experiments.claims.spec import Claim, Column
+from experiments.claims.table import fmt
+from experiments.stats import welch_greater
 
 SMALL, LARGE = (0.01, 0.1), (1.0, 3.0)
 COLUMNS = (Column("pe_rsa", "RSA"), Column("pe_rsa_init", "RSA at init"),
@@ -31,7 +32,7 @@ def separates(table, key: str, init_key: str) -> tuple[bool, bool]:
   """(every small σ clearly above its init, every small σ clearly above every large σ)."""
   above_init = all(welch_greater(table.get("learned", s)[key], table.get("learned", s)[init_key])
                    < 0.05 for s in SMALL)
-  return above_init, claims.separated(table, key, SMALL, LARGE)
+  return above_init, verdicts.separated(table, key, SMALL, LARGE)
 
 
 def verdict(table):
@@ -39,10 +40,10 @@ def verdict(table):
   r2 = separates(table, "pe:mds_r2", "pe:mds_r2_init")
   g = {s: table.get("learned", s) for s in SMALL + LARGE}
   best_rsa = max(g[s]["pe_rsa"]["mean"] for s in SMALL)
-  text = ("PE–grid RSA " + ", ".join(f"σ={s:g}: {claims.fmt(g[s]['pe_rsa'], 2)}"
+  text = ("PE–grid RSA " + ", ".join(f"σ={s:g}: {fmt(g[s]['pe_rsa'], 2)}"
                                      for s in SMALL + LARGE)
           + f" (at init ≈ {g[SMALL[0]]['pe_rsa_init']['mean']:.2f}); layout R² "
-          + ", ".join(f"σ={s:g}: {claims.fmt(g[s]['pe:mds_r2'], 2)}" for s in SMALL + LARGE)
+          + ", ".join(f"σ={s:g}: {fmt(g[s]['pe:mds_r2'], 2)}" for s in SMALL + LARGE)
           + ". Small σ above its init and above large σ (Welch p < 0.05): "
           f"RSA {all(rsa)}, layout R² {all(r2)}; best small-σ RSA {best_rsa:.2f} "
           "(threshold for a full hold: 0.5).")
@@ -53,7 +54,7 @@ def verdict(table):
   return "does not hold at this scale", text
 
 
-CLAIM = claims.Claim(
+CLAIM = Claim(
     name="lst_geometry", number=1,
     title="LST: a small-norm learned PE recovers the 2-D grid",
     statement="On the 4×4 Latin Square Task a learned PE initialised with a small norm learns PEs "
@@ -63,10 +64,10 @@ CLAIM = claims.Claim(
             "learned PE (normal init) at σ ∈ {0.01, 0.1, 0.3, 1, 3}, seeds 0–4 (25 models in one "
             "job, one compiled program). Metrics of the first block's PE.",
     jobs=(jobs.LST_LEARNED,), columns=COLUMNS, verdict=verdict,
-    figure=claims.sigma_figure([("pe_rsa", "PE–grid RSA (block 0)"),
+    figure=figures.sigma_figure([("pe_rsa", "PE–grid RSA (block 0)"),
                                 ("pe:mds_r2", "layout R² (MDS + Procrustes)"),
                                 ("test_accuracy", "test accuracy")],
                                init_keys={"pe_rsa": "pe_rsa_init", "pe:mds_r2": "pe:mds_r2_init"}))
 
 if __name__ == "__main__":
-  sys.exit(claims.main(CLAIM))
+  sys.exit(cli.main(CLAIM))

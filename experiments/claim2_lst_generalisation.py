@@ -16,13 +16,14 @@ partly when pairs pass but not all small/large σ fit (the comparison is then ma
 fair); it does not hold at this scale when a fitted pair fails or no pair fits.
 """
 
-import os
+from __future__ import annotations
+
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from experiments import claims, jobs  # noqa: E402
-from experiments.claims import Column, welch_greater  # noqa: E402
+from experiments.claims import cli, figures, jobs
+from experiments.claims.spec import Claim, Column
+from experiments.claims.table import fmt
+from experiments.stats import welch_greater
 
 SMALL, LARGE = (0.01, 0.1, 0.3), (1.0, 3.0)
 FIT = 0.95
@@ -52,7 +53,7 @@ def verdict(table):
     all_failed += failed
     all_fit &= all(fits.values())
     parts.append(f"{c}: " + ", ".join(
-        f"σ={s:g} test {claims.fmt(table.get(c, s)['test_accuracy'])} / train "
+        f"σ={s:g} test {fmt(table.get(c, s)['test_accuracy'])} / train "
         f"{table.get(c, s)['train_accuracy']['mean']:.3f}{' (fits)' if fits[s] else ''}"
         for s in table.sigmas(c))
         + f"; fitted (small, large) pairs {pairs or 'none'}"
@@ -70,7 +71,7 @@ def verdict(table):
   return "holds partly", text
 
 
-CLAIM = claims.Claim(
+CLAIM = Claim(
     name="lst_generalisation", number=2,
     title="LST: small-norm init generalises at least as well, while both fit",
     statement="On held-out Latin-square puzzles a learned PE with a small-norm init generalises at "
@@ -83,7 +84,7 @@ CLAIM = claims.Claim(
             "steps; fixed PEs at σ = 1 (nothing to scale); the learned relative bias "
             "(`rel_bias_clipped`) at σ = 0.1.",
     jobs=(jobs.LST_LEARNED,) + jobs.LST_LONG + jobs.LST_BASELINES, columns=COLUMNS, verdict=verdict,
-    figure=claims.bars_figure([("train_accuracy", "train accuracy"),
+    figure=figures.bars_figure([("train_accuracy", "train accuracy"),
                                ("test_accuracy", "test accuracy (held-out puzzles)"),
                                ("test_accuracy_by_level:quaternary",
                                 "test accuracy, quaternary")]),
@@ -95,4 +96,4 @@ CLAIM = claims.Claim(
            "was committed before any result); they are reported with the same rule.",))
 
 if __name__ == "__main__":
-  sys.exit(claims.main(CLAIM))
+  sys.exit(cli.main(CLAIM))

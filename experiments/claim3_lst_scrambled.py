@@ -15,13 +15,14 @@ edge: 1-D sinusoidal and 1-D RoPE test accuracy is clearly lower scrambled than 
 holds, or (b) holds for one index PE; otherwise it does not hold at this scale.
 """
 
-import os
+from __future__ import annotations
+
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from experiments import claims, jobs  # noqa: E402
-from experiments.claims import Column, welch_greater  # noqa: E402
+from experiments.claims import cli, figures, jobs
+from experiments.claims.spec import Claim, Column
+from experiments.claims.table import fmt
+from experiments.stats import welch_greater
 
 SIGMAS = (0.01, 0.3, 3.0)
 INDEX_PES = ("sinusoidal_1d", "rope_1d")
@@ -43,15 +44,15 @@ def verdict(table):
   lost = {pe: welch_greater(table.get(pe)["test_accuracy"],
                             table.get(f"{pe} (scrambled)")["test_accuracy"]) < 0.05
           for pe in INDEX_PES + ("sinusoidal_2d",)}
-  text = (f"Learned σ={s:g}: RSA scrambled {claims.fmt(scr['pe_rsa'], 2)} (init "
-          f"{claims.fmt(scr['pe_rsa_init'], 2)}) vs grid order {claims.fmt(grid['pe_rsa'], 2)}. "
-          + "; ".join(f"{pe}: test acc grid order {claims.fmt(table.get(pe)['test_accuracy'])} vs "
-                      f"scrambled {claims.fmt(table.get(pe + ' (scrambled)')['test_accuracy'])}"
+  text = (f"Learned σ={s:g}: RSA scrambled {fmt(scr['pe_rsa'], 2)} (init "
+          f"{fmt(scr['pe_rsa_init'], 2)}) vs grid order {fmt(grid['pe_rsa'], 2)}. "
+          + "; ".join(f"{pe}: test acc grid order {fmt(table.get(pe)['test_accuracy'])} vs "
+                      f"scrambled {fmt(table.get(pe + ' (scrambled)')['test_accuracy'])}"
                       f" ({'clearly lower' if lost[pe] else 'not clearly lower'})"
                       for pe in INDEX_PES + ("sinusoidal_2d",))
           + ". Learned σ=3 test acc scrambled "
-          f"{claims.fmt(table.get('learned (scrambled)', 3.0)['test_accuracy'])} vs grid order "
-          f"{claims.fmt(table.get('learned', 3.0)['test_accuracy'])}.")
+          f"{fmt(table.get('learned (scrambled)', 3.0)['test_accuracy'])} vs grid order "
+          f"{fmt(table.get('learned', 3.0)['test_accuracy'])}.")
   index_lost = [lost[pe] for pe in INDEX_PES]
   if a and all(index_lost):
     return "holds", text
@@ -60,7 +61,7 @@ def verdict(table):
   return "does not hold at this scale", text
 
 
-CLAIM = claims.Claim(
+CLAIM = Claim(
     name="lst_scrambled", number=3,
     title="LST, cells in a fixed random order: the learned PE still finds the grid",
     statement="With the tokens fed in a fixed random order (the cell order scrambled), a learned "
@@ -73,8 +74,8 @@ CLAIM = claims.Claim(
     jobs=((jobs.LST_LEARNED,) + tuple(GRID_ORDER[c] for c in INDEX_PES + ("sinusoidal_2d",))
           + jobs.LST_SCRAMBLED),
     columns=COLUMNS, verdict=verdict, keep=keep,
-    figure=claims.bars_figure([("test_accuracy", "test accuracy"),
+    figure=figures.bars_figure([("test_accuracy", "test accuracy"),
                                ("pe_rsa", "PE–grid RSA (true cell positions)")]))
 
 if __name__ == "__main__":
-  sys.exit(claims.main(CLAIM))
+  sys.exit(cli.main(CLAIM))

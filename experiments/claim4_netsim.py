@@ -13,13 +13,12 @@ every large σ" (one-sided Welch p < 0.05): geometry (RSA), modules (ARI), gener
 Holds when all three pass, holds partly when one or two do, otherwise does not hold at this scale.
 """
 
-import os
+from __future__ import annotations
+
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from experiments import claims, jobs  # noqa: E402
-from experiments.claims import Column  # noqa: E402
+from experiments.claims import cli, figures, jobs, verdicts
+from experiments.claims.spec import Claim, Column
 
 SMALL, LARGE = (0.01, 0.1), (1.0, 3.0)
 COLUMNS = (Column("train_r2", "train R²"), Column("test_r2", "test R²"), Column("pe_rsa", "RSA"),
@@ -29,11 +28,11 @@ COLUMNS = (Column("train_r2", "train R²"), Column("test_r2", "test R²"), Colum
 
 
 def verdict(table):
-  return claims.verdict_from_parts(table, {"geometry": "pe_rsa", "modules": "pe:pe_network_ari",
+  return verdicts.verdict_from_parts(table, {"geometry": "pe_rsa", "modules": "pe:pe_network_ari",
                                            "generalisation": "test_r2"}, SMALL, LARGE)
 
 
-CLAIM = claims.Claim(
+CLAIM = Claim(
     name="netsim", number=4,
     title="Network simulation: small σ recovers geometry and modules and generalises better",
     statement="On a simulated nonlinear stochastic network whose nodes have hidden positions and "
@@ -42,11 +41,11 @@ CLAIM = claims.Claim(
     setting="`configs/netsim.py` (64 nodes, 4 modules, width 32, 2 blocks, lr 1e-3, 1,500 steps), "
             "learned PE at σ ∈ {0.01, 0.1, 1, 3}, seeds 0–4 (20 models in one job).",
     jobs=(jobs.NETSIM,), columns=COLUMNS, verdict=verdict,
-    figure=claims.sigma_figure([("pe_rsa", "PE–position RSA"),
+    figure=figures.sigma_figure([("pe_rsa", "PE–position RSA"),
                                 ("pe:pe_network_ari", "module ARI (k-means on PEs)"),
                                 ("test_r2", "test R² (held-out trajectories)")],
                                init_keys={"pe_rsa": "pe_rsa_init",
                                           "pe:pe_network_ari": "pe:pe_network_ari_init"}))
 
 if __name__ == "__main__":
-  sys.exit(claims.main(CLAIM))
+  sys.exit(cli.main(CLAIM))

@@ -25,14 +25,16 @@ Cole–Anticevic networks, the calibrated generative model; its rule: geometry (
 (ARI), each small clearly above large; both → holds, one → partly.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from experiments import claims, jobs  # noqa: E402
-from experiments.claims import Column  # noqa: E402
+from experiments import RESULTS_DIR
+from experiments.claims import cli, figures, jobs, verdicts
+from experiments.claims.spec import Claim, Column
+from experiments.claims.table import fmt
 
 SMALL, LARGE = (0.01, 0.1), (1.0,)
 
@@ -48,19 +50,19 @@ COLUMNS = (Column("test_r2", "held-out subjects R²"), Column("test_time_r2", "h
 
 
 def verdict(table):
-  result, text = claims.verdict_from_parts(
+  result, text = verdicts.verdict_from_parts(
       table, {"geometry": "pe_rsa", "functional connectivity": "pe_rsa_fc",
               "functional networks": "pe_fc_modularity"}, SMALL, LARGE)
-  general = claims.separated(table, "test_r2", SMALL, LARGE)
+  general = verdicts.separated(table, "test_r2", SMALL, LARGE)
   text += (" Generalisation (held-out-subject R², not part of the verdict): "
-           + ", ".join(f"σ={s:g} {claims.fmt(table.get('learned', s)['test_r2'])}"
+           + ", ".join(f"σ={s:g} {fmt(table.get('learned', s)['test_r2'])}"
                        for s in SMALL + LARGE)
            + (" — small clearly above large." if general else " — small not clearly above large."))
   return result, text
 
 
 def _control_note() -> str:
-  path = os.path.join(claims.RESULTS_DIR, "brain_synthetic", "table.json")
+  path = os.path.join(RESULTS_DIR, "brain_synthetic", "table.json")
   if not os.path.exists(path):
     return ("Control on generated data: `python experiments/claim5_brain.py --synthetic` "
             "(experiments/results/brain_synthetic/).")
@@ -71,7 +73,7 @@ def _control_note() -> str:
           f"{control['reason']} Table and figure: experiments/results/brain_synthetic/.")
 
 
-CLAIM = claims.Claim(
+CLAIM = Claim(
     name="brain", number=5,
     title="Brain (real fMRI): small σ mirrors region geometry and functional organisation",
     statement="With brain regions as tokens, a small-norm learned PE learns PEs that mirror the "
@@ -82,7 +84,7 @@ CLAIM = claims.Claim(
             "width 32, 1 block, lr 3e-3, batch 16, 8,000 steps), learned PE at σ ∈ {0.01, 0.1, 1}, "
             "seeds 0–4 (15 models in one job).",
     jobs=(jobs.BRAIN,), columns=COLUMNS, verdict=verdict,
-    figure=claims.sigma_figure([("pe_rsa", "RSA vs 3-D distance"), ("pe_rsa_fc", "RSA vs group FC"),
+    figure=figures.sigma_figure([("pe_rsa", "RSA vs 3-D distance"), ("pe_rsa_fc", "RSA vs group FC"),
                                 ("pe_fc_modularity", "modularity Q (FC communities)"),
                                 ("test_r2", "R² (held-out subjects)")],
                                init_keys={"pe_rsa": "pe_rsa_init"}),
@@ -102,11 +104,11 @@ SYNTHETIC_COLUMNS = (
 
 
 def synthetic_verdict(table):
-  return claims.verdict_from_parts(table, {"geometry": "pe_rsa", "networks": "pe:pe_network_ari"},
+  return verdicts.verdict_from_parts(table, {"geometry": "pe_rsa", "networks": "pe:pe_network_ari"},
                                    SMALL, LARGE)
 
 
-SYNTHETIC = claims.Claim(
+SYNTHETIC = Claim(
     name="brain_synthetic", number=5,
     title="Brain (generated control): small σ mirrors 3-D parcel geometry and functional networks",
     statement="With cortical parcels as tokens, a small-norm learned PE learns PEs that mirror the "
@@ -115,7 +117,7 @@ SYNTHETIC = claims.Claim(
             "2,000 steps, masked reconstruction of generated activity on the real atlas), learned "
             "PE at σ ∈ {0.01, 0.1, 1}, seeds 0–4 (15 models in one job).",
     jobs=(jobs.BRAIN_SYNTHETIC,), columns=SYNTHETIC_COLUMNS, verdict=synthetic_verdict,
-    figure=claims.sigma_figure([("pe_rsa", "PE–centroid RSA"),
+    figure=figures.sigma_figure([("pe_rsa", "PE–centroid RSA"),
                                 ("pe:pe_network_ari", "network ARI (k-means on PEs)"),
                                 ("pe:pe_within_between_ratio", "within/between similarity"),
                                 ("test_r2", "test R² (held-out subjects)")],
@@ -126,15 +128,8 @@ SYNTHETIC = claims.Claim(
 
 
 def main_synthetic(argv) -> int:
-  """``claims.main`` for the control (its table names this script with ``--synthetic``)."""
-  args = claims.parse_args(argv)
-  if args.print:
-    return claims.main(SYNTHETIC, argv)
-  if not args.gather:
-    claims.run_jobs(list(SYNTHETIC.jobs), args.root, args.lanes)
-  command = claims.script_command(CLAIM, argv) + " --synthetic"
-  print(claims.tabulate(SYNTHETIC, args.root, command, args.results))
-  return 0
+  """``cli.main`` for the control; its table names this script with ``--synthetic``."""
+  return cli.main(SYNTHETIC, argv, shown_as=cli.script_command(CLAIM, argv) + " --synthetic")
 
 
 if __name__ == "__main__":
@@ -142,4 +137,4 @@ if __name__ == "__main__":
   if "--synthetic" in argv:
     argv.remove("--synthetic")
     sys.exit(main_synthetic(argv))
-  sys.exit(claims.main(CLAIM, argv))
+  sys.exit(cli.main(CLAIM, argv))

@@ -14,13 +14,12 @@ test accuracy, PE–grid RSA and layout R², Bonferroni-corrected (p < 0.05/3). 
 hold at this scale.
 """
 
-import os
+from __future__ import annotations
+
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from experiments import claims, jobs  # noqa: E402
-from experiments.claims import Column  # noqa: E402
+from experiments.claims import cli, figures, jobs
+from experiments.claims.spec import Claim, Column
 
 METRICS = {"test accuracy": "test_accuracy", "RSA": "pe_rsa", "layout R²": "pe:mds_r2"}
 COLUMNS = (Column("train_accuracy", "train acc"), Column("test_accuracy", "test acc"),
@@ -52,7 +51,7 @@ def verdict(table):
   return "does not hold at this scale", text
 
 
-CLAIM = claims.Claim(
+CLAIM = Claim(
     name="init_family", number=6,
     title="LST: the init family matters, not only its scale",
     statement="At matched init norm, the distribution the learned PE is drawn from (normal, "
@@ -60,9 +59,9 @@ CLAIM = claims.Claim(
     setting="`configs/grid2d.py` with `--config.model.pe.init=FAMILY` (width 64, 2 blocks, lr 1e-3), "
             "2,000 steps, σ = 0.1, seeds 0–4 per family.",
     jobs=(jobs.LST_LEARNED,) + jobs.LST_FAMILIES, columns=COLUMNS, verdict=verdict,
-    figure=claims.bars_figure([("test_accuracy", "test accuracy"), ("pe_rsa", "PE–grid RSA"),
+    figure=figures.bars_figure([("test_accuracy", "test accuracy"), ("pe_rsa", "PE–grid RSA"),
                                ("pe:mds_r2", "layout R²")]),
     keep=keep, rename={"learned": "init_normal"})
 
 if __name__ == "__main__":
-  sys.exit(claims.main(CLAIM))
+  sys.exit(cli.main(CLAIM))

@@ -34,26 +34,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
+import re
 import sys
 
 import numpy as np
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO not in sys.path:
-  sys.path.insert(0, REPO)
-
-from experiments import claims  # noqa: E402
-from experiments.claims import Job  # noqa: E402
+from experiments import REPO, RESULTS_DIR, RESULTS_MD, cluster, runner, stats
+from experiments.results_doc import splice_results_section
+from experiments.runner import Job
 
 CONFIG = "configs/grid2d.py:companion"
-RESULTS = os.path.join(REPO, "experiments", "results", "companion")
+RESULTS = os.path.join(RESULTS_DIR, "companion")
 LEVELS = ("binary", "ternary", "quaternary")
 
 
 def _learned(name: str, sigmas: tuple, seed: int, generator: str = "pluck") -> Job:
-  return Job(name=name, config=CONFIG, condition="learned" if generator == "pluck" else
-             "learned, reveal data", paper=False,
+  return Job(name=name, config=CONFIG,
              overrides=(("sweep.pe_init_scale", sigmas), ("sweep.seeds", (seed,)),
                         ("data.generator", generator)))
 
@@ -63,8 +59,8 @@ def _learned(name: str, sigmas: tuple, seed: int, generator: str = "pluck") -> J
 JOBS = (
     _learned("learned_s0_a", (0.2, 2.0), 0),
     _learned("learned_s0_b", (1.0, 1.5), 0),
-    Job(name="sinusoid_2d", config=CONFIG + ",pe=sinusoidal_nd", condition="2-D sinusoidal",
-        paper=False, overrides=(("sweep.seeds", (0, 1)),)),
+    Job(name="sinusoid_2d", config=CONFIG + ",pe=sinusoidal_nd",
+        overrides=(("sweep.seeds", (0, 1)),)),
     _learned("learned_s0_c", (0.1, 0.5), 0),
     _learned("learned_s1_a", (0.2, 2.0), 1),
     _learned("learned_s1_b", (1.0, 1.5), 1),
@@ -94,7 +90,7 @@ def _read(path: str):
 def _records(job: Job, root: str, results: str = RESULTS) -> str | None:
   """Where a piece's summary and metrics are: its run folder under ``root`` when it finished there,
   else the copy kept in the repo's results (a fresh checkout has no ``runs/``); None if neither."""
-  if claims.finished(job, root):
+  if runner.finished(job, root):
     return os.path.join(root, job.name)
   kept = os.path.join(results, job.name)
   return kept if os.path.exists(os.path.join(kept, "summary.json")) else None
@@ -109,18 +105,13 @@ def collect(root: str) -> tuple[list[dict], list[dict]]:
     if workdir is None:
       continue
     summary = _read(os.path.join(workdir, "summary.json"))
-    data = "reveal" if "reveal" in job.condition else "pluck"
+    data = dict(job.overrides).get("data.generator", "pluck")  # the config's is 'pluck'
     learned = summary["pe"] == "learned"
     label = lambda m: m["pe_init_scale"] if learned else "2-D sinusoidal"
     models += [dict(m, pe=label(m), data=data, job=job.name) for m in summary["models"]]
     rows += [dict(r, pe=label(r), data=data, job=job.name)
              for r in _read(os.path.join(workdir, "metrics.jsonl"))]
   return models, rows
-
-
-def _mean(values) -> float:
-  v = np.array([x for x in values if x is not None], float)
-  return float(np.nanmean(v)) if len(v) and np.isfinite(v).any() else float("nan")
 
 
 def per_condition(models: list[dict]) -> list[dict]:
@@ -133,13 +124,13 @@ def per_condition(models: list[dict]) -> list[dict]:
   for (data, pe), group in sorted(groups.items(), key=lambda kv: order(kv[0])):
     rec = {"data": data, "pe": pe, "seeds": [m["seed"] for m in group]}
     for split in ("train", "test", "human"):
-      rec[f"{split}_accuracy"] = _mean(m[f"{split}_accuracy"] for m in group)
+      rec[f"{split}_accuracy"] = stats.mean(m[f"{split}_accuracy"] for m in group)
     for split in ("test", "human"):
-      rec[f"{split}_by_level"] = [_mean(m[f"{split}_accuracy_by_level"][lvl] for m in group)
+      rec[f"{split}_by_level"] = [stats.mean(m[f"{split}_accuracy_by_level"][lvl] for m in group)
                                   for lvl in LEVELS]
     for key in ("pe_rsa", "pe_rsa_init", "pe_sinusoid_similarity", "pe_sinusoid_similarity_init",
                 "pe_norm"):
-      rec[key] = _mean(m.get(key) for m in group)
+      rec[key] = stats.mean(m.get(key) for m in group)
     out.append(rec)
   return out
 
@@ -225,12 +216,11 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict) -> str:
 def wall_times(root: str, results: str = RESULTS) -> dict:
   """Per finished piece: the wall time its log says (first to last log line, all resumes), saved
   beside its kept records (``wall.json``) so a checkout without the run folder still has it."""
-  import re
   out = {}
   for job in JOBS:
     log = os.path.join(root, job.name, "train.log")
     kept = os.path.join(results, job.name, "wall.json")
-    if claims.finished(job, root) and os.path.exists(log):
+    if runner.finished(job, root) and os.path.exists(log):
       stamps = re.findall(r"^I\d{4} (\d\d):(\d\d):(\d\d)", open(log).read(), re.M)
       seconds = [int(h) * 3600 + int(m) * 60 + int(s) for h, m, s in stamps]
       total, prev = 0, None
@@ -261,12 +251,12 @@ def figure(rows: list[dict], path: str) -> None:
   color = {p: cmap(i / max(1, len(learned) - 1)) for i, p in enumerate(learned)}
   color["2-D sinusoidal"] = "tab:red"
   fig, axes = plt.subplots(1, len(panels), figsize=(4.0 * len(panels), 3.4), squeeze=False)
-  for ax, (key, title) in zip(axes[0], panels):
+  for ax, (key, title) in zip(axes[0], panels, strict=True):
     for pe in pes:
       steps = sorted({r["step"] for r in pluck if r["pe"] == pe and r.get(key) is not None})
       if not steps:
         continue
-      mean = [_mean(r[key] for r in pluck if r["pe"] == pe and r["step"] == s) for s in steps]
+      mean = [stats.mean(r[key] for r in pluck if r["pe"] == pe and r["step"] == s) for s in steps]
       label = pe if isinstance(pe, str) else f"σ = {pe:g}"
       ax.plot(steps, mean, marker="o", ms=3, color=color[pe], label=label)
     ax.set_title(title, fontsize=10)
@@ -284,8 +274,8 @@ def tabulate(root: str, results: str = RESULTS) -> str:
   models, rows = collect(root)
   os.makedirs(results, exist_ok=True)
   for job in JOBS:  # the pieces' summaries and metrics (never checkpoints) travel with the repo
-    if claims.finished(job, root):
-      claims.keep_run_records(job, root, results)
+    if runner.finished(job, root):
+      runner.keep_run_records(job, root, results)
   conditions = per_condition(models)
   verdict = verdicts(conditions)
   text = markdown(conditions, verdict, wall_times(root, results))
@@ -297,8 +287,7 @@ def tabulate(root: str, results: str = RESULTS) -> str:
   if rows:
     figure(rows, os.path.join(results, "figure.png"))
   if results == RESULTS:  # the repo's own results: its RESULTS.md section follows the table
-    claims.splice_results_section("companion", claims.RESULTS_DIR,
-                                  os.path.join(REPO, "RESULTS.md"))
+    splice_results_section("companion", RESULTS_DIR, RESULTS_MD)
   return text
 
 
@@ -316,12 +305,11 @@ def main(argv=None) -> int:
     parser.error(f"--jobs: unknown piece(s) {sorted(unknown)}; allowed: "
                  f"{', '.join(j.name for j in JOBS)}")
   jobs = [j for j in JOBS if not names or j.name in names]
-  if args.print:
-    for job in jobs:
-      print(shlex.join(job.command(args.root)))
+  if args.print:  # this interpreter's path, as before (experiments.cluster prints ``python``)
+    print("\n".join(cluster.command_lines(jobs, args.root, python=sys.executable)))
     return 0
   if not args.tabulate:
-    claims.run_jobs(jobs, args.root)
+    runner.run_jobs(jobs, args.root)
   print(tabulate(args.root))
   return 0
 

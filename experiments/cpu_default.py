@@ -17,27 +17,22 @@ below the best one fares, which the tables show.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
 
-import numpy as np
+from experiments import REPO, RESULTS_DIR, RESULTS_MD, runner, stats
+from experiments.results_doc import splice_results_section
+from experiments.runner import Job
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO not in sys.path:
-  sys.path.insert(0, REPO)
-
-from experiments import claims  # noqa: E402
-from experiments.claims import Job  # noqa: E402
-
-RESULTS = os.path.join(REPO, "experiments", "results", "cpu_default")
+RESULTS = os.path.join(RESULTS_DIR, "cpu_default")
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
 
 
 def _probe(name: str, description: str, **overrides) -> tuple[Job, str]:
   base = (("data.generator", "pluck"), ("sweep.seeds", (0,)))
-  job = Job(name=name, config="configs/grid2d.py", condition=name, paper=False,
-            overrides=base + tuple(overrides.items()))
+  job = Job(name=name, config="configs/grid2d.py", overrides=base + tuple(overrides.items()))
   return job, description
 
 
@@ -61,13 +56,13 @@ def aim_met(models: list[dict]) -> dict:
   by_sigma: dict = {}
   for m in models:
     by_sigma.setdefault(m["pe_init_scale"], []).append(m)
-  mean = lambda s, k: float(np.mean([m[k] for m in by_sigma[s]]))
+  mean = lambda s, k: stats.mean(m[k] for m in by_sigma[s])
   sigmas = sorted(by_sigma)
   small = [s for s in sigmas if s <= 1.0]
   best = max(small, key=lambda s: mean(s, "test_accuracy"))
   tail = [s for s in sigmas if s >= best]
   falls = all(mean(a, k) >= mean(b, k) for k in ("test_accuracy", "human_accuracy")
-              for a, b in zip(tail, tail[1:])) and len(tail) > 1
+              for a, b in itertools.pairwise(tail)) and len(tail) > 1
   return {"fits": all(mean(s, "train_accuracy") >= 0.95 for s in small),
           "falls": falls,
           "geometry": all(mean(sigmas[0], k) > mean(sigmas[-1], k)
@@ -81,14 +76,14 @@ def conclusion(root: str) -> list[str]:
   smallest σ fares against it (from the numbers)."""
   lines = []
   for job, description in PROBES:
-    if not claims.finished(job, root):
+    if not runner.finished(job, root):
       continue
     with open(os.path.join(root, job.name, "summary.json")) as f:
       models = json.load(f)["models"]
     aim = aim_met(models)
     if not all(v for k, v in aim.items() if k != "best σ ≤ 1"):
       continue
-    mean = lambda s, k: float(np.mean([m[k] for m in models if m["pe_init_scale"] == s]))
+    mean = lambda s, k: stats.mean(m[k] for m in models if m["pe_init_scale"] == s)
     best, smallest = aim["best σ ≤ 1"], min(m["pe_init_scale"] for m in models)
     lines.append(
         f"- `{job.name}` ({description}; {len({m['seed'] for m in models})} seed(s)) meets every "
@@ -117,10 +112,10 @@ def tabulate(root: str) -> str:
               ]
   for job, description in PROBES:
     workdir = os.path.join(root, job.name)
-    if not claims.finished(job, root):
+    if not runner.finished(job, root):
       sections += [f"## {job.name}: {description}", "", "(not run yet)", ""]
       continue
-    out = claims.keep_run_records(job, root, RESULTS)
+    out = runner.keep_run_records(job, root, RESULTS)
     with open(os.path.join(workdir, "summary.json")) as f:
       summary = json.load(f)
     fig = plots.training_curves(read_metrics(workdir), "accuracy")
@@ -136,7 +131,7 @@ def tabulate(root: str) -> str:
   text = "\n".join(sections)
   with open(os.path.join(RESULTS, "table.md"), "w") as f:
     f.write(text)
-  claims.splice_results_section("cpu_default", claims.RESULTS_DIR, os.path.join(REPO, "RESULTS.md"))
+  splice_results_section("cpu_default", RESULTS_DIR, RESULTS_MD)
   return text
 
 
@@ -147,7 +142,7 @@ def main(argv=None) -> int:
   args = parser.parse_args(argv)
   os.makedirs(RESULTS, exist_ok=True)
   if not args.tabulate:
-    claims.run_jobs([job for job, _ in PROBES], args.root)
+    runner.run_jobs([job for job, _ in PROBES], args.root)
   print(tabulate(args.root))
   return 0
 

@@ -19,16 +19,14 @@ import argparse
 import importlib.resources
 import json
 import os
-import sys
 import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from learnpe_jax.tasks import latin_square as ls  # noqa: E402
-from learnpe_jax.tasks import latin_square_tfds, lst_overlap, puzzle_csv  # noqa: E402
+from experiments import RESULTS_DIR, RESULTS_MD
+from experiments.results_doc import splice_results_section
+from learnpe_jax.tasks import latin_square as ls
+from learnpe_jax.tasks import latin_square_tfds, lst_overlap, puzzle_csv
 
 HUMAN_RESOURCE = "data/lst_human_108.csv"  # under the package learnpe_jax.tasks
 
@@ -39,7 +37,7 @@ def parse_args(argv=None):
   p.add_argument("--num_per_level", type=int, default=3000)
   p.add_argument("--seed", type=int, default=0)
   p.add_argument("--test_fraction", type=float, default=0.1)
-  p.add_argument("--out", default=os.path.join(ROOT, "experiments/results/lst_data"))
+  p.add_argument("--out", default=os.path.join(RESULTS_DIR, "lst_data"))
   return p.parse_args(argv)
 
 
@@ -200,9 +198,8 @@ def main(argv=None):
   text = render(report, args)
   with open(os.path.join(args.out, "table.md"), "w") as f:
     f.write(text)
-  from experiments import claims
-  if os.path.abspath(args.out) == os.path.join(claims.RESULTS_DIR, "lst_data"):
-    claims.splice_results_section("lst_data", claims.RESULTS_DIR, os.path.join(ROOT, "RESULTS.md"))
+  if os.path.abspath(args.out) == os.path.join(RESULTS_DIR, "lst_data"):
+    splice_results_section("lst_data", RESULTS_DIR, RESULTS_MD)
   print(text)
 
 

@@ -22,20 +22,15 @@ import json
 import os
 import sys
 
-import numpy as np
+from experiments import REPO, RESULTS_DIR, RESULTS_MD, runner, stats
+from experiments.results_doc import splice_results_section
+from experiments.runner import Job
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO not in sys.path:
-  sys.path.insert(0, REPO)
-
-from experiments import claims  # noqa: E402
-from experiments.claims import Job  # noqa: E402
-
-RESULTS = os.path.join(REPO, "experiments", "results", "optimizer")
+RESULTS = os.path.join(RESULTS_DIR, "optimizer")
 SEEDS = (0, 1, 2)  # the default's
 JOBS = (
-    Job(name="adamw", config="configs/grid2d.py", condition="adamw", paper=False),
-    Job(name="sgd", config="configs/grid2d.py", condition="sgd", paper=False,
+    Job(name="adamw", config="configs/grid2d.py"),
+    Job(name="sgd", config="configs/grid2d.py",
         overrides=(("optim.name", "sgd"), ("optim.momentum", 0.9),
                    ("sweep.learning_rate", (0.01, 0.1)))),
 )
@@ -46,7 +41,7 @@ def effect(models: list[dict]) -> tuple[str, dict]:
   by_sigma = collections.defaultdict(list)
   for m in models:
     by_sigma[m["pe_init_scale"]].append(m)
-  mean = lambda sigma, key: float(np.nanmean([m[key] for m in by_sigma[sigma]]))
+  mean = lambda sigma, key: stats.mean(m[key] for m in by_sigma[sigma])
   small, large = min(by_sigma), max(by_sigma)
   rsa = mean(small, "pe_rsa") - mean(large, "pe_rsa")
   best_small = max(mean(s, "test_accuracy") for s in by_sigma if s <= 0.3)
@@ -63,10 +58,10 @@ def tabulate(root: str) -> str:
            f"(seeds {', '.join(map(str, SEEDS))}; mean ± sd over seeds).", ""]
   verdicts = {}
   for job in JOBS:
-    if not claims.finished(job, root):
+    if not runner.finished(job, root):
       lines += [f"## {job.name}", "", "(not run yet)", ""]
       continue
-    claims.keep_run_records(job, root, RESULTS)
+    runner.keep_run_records(job, root, RESULTS)
     with open(os.path.join(root, job.name, "summary.json")) as f:
       summary = json.load(f)
     lines += [f"## {job.name}", "", f"`python {' '.join(job.command('runs/optimizer')[1:])}`", "",
@@ -82,7 +77,7 @@ def tabulate(root: str) -> str:
     f.write("\n".join(lines))
   with open(os.path.join(RESULTS, "table.json"), "w") as f:
     json.dump(verdicts, f, indent=1)
-  claims.splice_results_section("optimizer", claims.RESULTS_DIR, os.path.join(REPO, "RESULTS.md"))
+  splice_results_section("optimizer", RESULTS_DIR, RESULTS_MD)
   return "\n".join(lines)
 
 
@@ -92,7 +87,7 @@ def main(argv=None) -> int:
   parser.add_argument("--tabulate", action="store_true", help="only tabulate finished jobs")
   args = parser.parse_args(argv)
   if not args.tabulate:
-    claims.run_jobs(list(JOBS), args.root)
+    runner.run_jobs(list(JOBS), args.root)
   print(tabulate(args.root))
   return 0
 

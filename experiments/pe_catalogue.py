@@ -3,9 +3,9 @@
     python experiments/pe_catalogue.py --root=runs/pe_catalogue            # the full setting
     python experiments/pe_catalogue.py --root=runs/pe_catalogue --steps=400 --seeds=0  # CPU-cheap
 
-One workdir per PE under ``--root`` (``learnpe_jax.train.train_and_evaluate`` on
-``configs/grid2d.py:pe=NAME`` with the overrides below); a finished PE (its ``summary.json`` at the
-requested step count) is not retrained, and an interrupted one resumes from its checkpoint. Writes
+One job per PE (``configs/grid2d.py:pe=NAME`` with the overrides below), run one after another by
+``experiments.runner`` in ``--root/NAME``; a finished PE (its ``summary.json`` at the requested step
+count and seeds) is not retrained, and an interrupted one resumes from its checkpoint. Writes
 ``<out>/table.md`` and ``<out>/table.json``: test accuracy overall and per complexity level (mean ±
 sd over seeds), train accuracy, and the PE–grid RSA (Spearman ρ of PE dissimilarity vs grid distance,
 block 0, at the end and at init) for PEs that add per-token vectors. A PE that cannot serve the task
@@ -21,20 +21,16 @@ import shlex
 import sys
 import time
 
-import numpy as np
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from configs import grid2d  # pylint: disable=g-import-not-at-top,wrong-import-position
-from learnpe_jax.errors import UserError  # pylint: disable=wrong-import-position
-from learnpe_jax.pe.registry import REGISTRY, get_spec  # pylint: disable=wrong-import-position
+from configs import grid2d
+from experiments import RESULTS_DIR, runner
+from experiments.stats import mean_sd
+from learnpe_jax.pe.registry import REGISTRY, get_spec
 
 
 def parse_args(argv=None):
   p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   p.add_argument("--root", default="runs/pe_catalogue", help="one workdir per PE under here")
-  p.add_argument("--out", default=os.path.join(ROOT, "experiments/results/pe_catalogue"))
+  p.add_argument("--out", default=os.path.join(RESULTS_DIR, "pe_catalogue"))
   p.add_argument("--names", default="", help="comma-separated PE names (default: all)")
   p.add_argument("--steps", type=int, default=3000, help="train steps per PE")
   p.add_argument("--seeds", default="0,1,2", help="comma-separated seeds")
@@ -57,17 +53,17 @@ _JOB_FIELDS = ("model.width", "model.depth", "optim.learning_rate", "data.num_pe
                "train.checkpoint_every", "train.log_every", "sweep.pe_init_scale", "sweep.seeds")
 
 
-def job_spec(name: str, args) -> dict:
-  """PE ``name``'s run (``make_config``) as an ``experiments/launch.py`` job-list entry."""
+def job_for(name: str, args) -> runner.Job:
+  """PE ``name``'s run (``make_config``) as a job: ``configs/grid2d.py:pe=NAME`` with overrides."""
   config = make_config(name, args)
-  overrides = {}
+  overrides = []
   for field in _JOB_FIELDS:
     if field == "data.data_dir" and not args.data_dir:
       continue
     section, key = field.split(".")
     value = config[section][key]
-    overrides[field] = list(value) if isinstance(value, (list, tuple)) else value
-  return {"name": name, "config": f"configs/grid2d.py:pe={name}", "overrides": overrides}
+    overrides.append((field, list(value) if isinstance(value, (list, tuple)) else value))
+  return runner.Job(name, f"configs/grid2d.py:pe={name}", tuple(overrides))
 
 
 def make_config(name: str, args):
@@ -87,51 +83,62 @@ def make_config(name: str, args):
   return config
 
 
-def _mean_sd(values):
-  v = np.array([x for x in values if x is not None and np.isfinite(x)], float)
-  if len(v) == 0:
-    return None, None
-  return float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0
-
-
 def summarize_pe(name: str, summary: dict, seconds: float | None) -> dict:
   models = summary["models"]
   spec = get_spec(name)
   row = {"name": name, "mechanism": spec.mechanism, "coordinates": spec.coordinates,
          "learnable": spec.learnable, "sigma": models[0]["pe_init_scale"], "seeds": len(models),
          "num_steps": summary["num_steps"], "seconds": seconds}
-  row["test_accuracy"] = _mean_sd(m["test_accuracy"] for m in models)
-  row["train_accuracy"] = _mean_sd(m["train_accuracy"] for m in models)
+  row["test_accuracy"] = mean_sd(m["test_accuracy"] for m in models)
+  row["train_accuracy"] = mean_sd(m["train_accuracy"] for m in models)
   levels = list(models[0].get("test_accuracy_by_level", {}))
-  row["test_accuracy_by_level"] = {lvl: _mean_sd(m["test_accuracy_by_level"][lvl] for m in models)
+  row["test_accuracy_by_level"] = {lvl: mean_sd(m["test_accuracy_by_level"][lvl] for m in models)
                                    for lvl in levels}
   if "pe_rsa" in models[0]:
-    row["pe_rsa"] = _mean_sd(m.get("pe_rsa") for m in models)
-    row["pe_rsa_init"] = _mean_sd(m.get("pe_rsa_init") for m in models)
+    row["pe_rsa"] = mean_sd(m.get("pe_rsa") for m in models)
+    row["pe_rsa_init"] = mean_sd(m.get("pe_rsa_init") for m in models)
   return row
 
 
-def run_one(name: str, args) -> dict:
-  from learnpe_jax.train import train_and_evaluate  # pylint: disable=g-import-not-at-top
-  workdir = os.path.join(args.root, name)
-  summary_path = os.path.join(workdir, "summary.json")
-  timing_path = os.path.join(workdir, "catalogue_seconds.json")
-  if os.path.exists(summary_path):
-    with open(summary_path) as f:
-      summary = json.load(f)
-    if summary.get("num_steps") == args.steps and len(summary["models"]) == len(
-        args.seeds.split(",")):
-      seconds = json.load(open(timing_path))["seconds"] if os.path.exists(timing_path) else None
-      return summarize_pe(name, summary, seconds)
-  t0 = time.time()
+def current(job: runner.Job, root: str, args) -> bool:
+  """The PE's ``summary.json`` exists at the requested step count and number of seeds."""
+  path = os.path.join(root, job.name, "summary.json")
+  if not os.path.exists(path):
+    return False
+  with open(path) as f:
+    summary = json.load(f)
+  return (summary.get("num_steps") == args.steps
+          and len(summary["models"]) == len(args.seeds.split(",")))
+
+
+def error_line(workdir: str, status: str) -> str:
+  """The one-line error a failed run printed (``learnpe_jax.main``: ``error: …``), else ``status``."""
   try:
-    summary = train_and_evaluate(make_config(name, args), workdir)
-  except UserError as e:
-    return {"name": name, "error": str(e)}
-  seconds = time.time() - t0
-  with open(timing_path, "w") as f:
-    json.dump({"seconds": seconds}, f)
-  return summarize_pe(name, summary, seconds)
+    with open(os.path.join(workdir, "train.log")) as f:
+      errors = [l.strip() for l in f if l.startswith("error: ")]
+  except OSError:
+    errors = []
+  return errors[-1].removeprefix("error: ") if errors else status
+
+
+def run_one(name: str, args) -> dict:
+  """Train PE ``name`` unless it is ``current`` (one job through ``runner.run_jobs``); its row."""
+  job, workdir = job_for(name, args), os.path.join(args.root, name)
+  timing_path = os.path.join(workdir, "catalogue_seconds.json")
+  fresh = not current(job, args.root, args)
+  t0 = time.time()
+  if runner.run_jobs([job], args.root, check=False,
+                     done=lambda j, root: current(j, root, args)):
+    return {"name": name, "error": error_line(workdir, "training failed; see train.log")}
+  if fresh:
+    with open(timing_path, "w") as f:
+      json.dump({"seconds": time.time() - t0}, f)
+  seconds = None
+  if os.path.exists(timing_path):
+    with open(timing_path) as f:
+      seconds = json.load(f)["seconds"]
+  with open(os.path.join(workdir, "summary.json")) as f:
+    return summarize_pe(name, json.load(f), seconds)
 
 
 def _cell(ms, digits=3):
@@ -183,15 +190,13 @@ def markdown_table(rows, args, command) -> str:
 
 
 def main(argv=None):
-  from absl import logging  # pylint: disable=g-import-not-at-top
-  logging.set_verbosity(logging.WARNING)
   args = parse_args(argv)
   names = [n for n in args.names.split(",") if n] or list(REGISTRY)
   for n in names:
     get_spec(n)
   if args.write_jobs:
     with open(args.write_jobs, "w") as f:
-      json.dump([job_spec(n, args) for n in names], f, indent=1)
+      json.dump([job_for(n, args).to_dict() for n in names], f, indent=1)
     print(f"wrote {args.write_jobs}: {len(names)} job(s); run them with experiments/launch.py "
           f"--jobs={args.write_jobs} --root=ROOT")
     return

@@ -1,4 +1,5 @@
-"""experiments/claims.py: intervals, verdict rules on known numbers, and a claim run end to end."""
+"""experiments.claims and experiments.stats: intervals, verdict rules on known numbers, the kept
+tables re-rendered from their numbers, and a claim run end to end."""
 
 import dataclasses
 import json
@@ -6,34 +7,53 @@ import os
 
 import numpy as np
 import pytest
-from scipy import stats
+import scipy.stats
 
-from experiments import claims, jobs
+from experiments import RESULTS_DIR, results_doc, runner, stats
 from experiments import claim1_lst_geometry as claim1
 from experiments import claim4_netsim as claim4
+from experiments import claim5_brain as claim5
 from experiments import claim6_init_family as claim6
+from experiments.claims import cli, figures, jobs, spec, suite, table
 
 
 def test_interval_is_the_student_t_interval():
   v = [0.2, 0.4, 0.1, 0.5, 0.3]
-  iv = claims.interval(v + [None, float("nan")])
-  half = stats.t.ppf(0.975, 4) * np.std(v, ddof=1) / np.sqrt(5)
+  iv = stats.over_seeds(v + [None, float("nan"), float("inf")])
+  half = scipy.stats.t.ppf(0.975, 4) * np.std(v, ddof=1) / np.sqrt(5)
   assert iv["n"] == 5 and iv["mean"] == pytest.approx(0.3)
   assert (iv["lo"], iv["hi"]) == pytest.approx((0.3 - half, 0.3 + half))
   # A t-interval at n = 5 covers the true mean ~95% of the time.
   rng = np.random.default_rng(0)
-  cover = np.mean([(lambda i: i["lo"] <= 1.0 <= i["hi"])(claims.interval(rng.normal(1.0, 2.0, 5)))
+  cover = np.mean([(lambda i: i["lo"] <= 1.0 <= i["hi"])(stats.over_seeds(rng.normal(1.0, 2.0, 5)))
                    for _ in range(2000)])
   assert 0.93 < cover < 0.97
 
 
+def test_one_rule_for_missing_values():
+  """None, NaN and ±inf are dropped by every statistic; with nothing left a summary's mean is None
+  and ``mean`` is NaN."""
+  values = [1.0, None, float("nan"), float("-inf"), 3.0]
+  assert stats.mean(values) == 2.0
+  assert stats.mean_sd(values) == pytest.approx((2.0, np.sqrt(2.0)))
+  assert stats.over_seeds(values)["values"] == [1.0, 3.0]
+  assert stats.mean_sd([0.5]) == (0.5, 0.0)  # one seed: sd 0
+  empty = [None, float("nan")]
+  assert stats.over_seeds(empty) == {"mean": None, "lo": None, "hi": None, "sd": None, "n": 0,
+                                     "values": []}
+  assert stats.mean_sd(empty) == (None, None) and np.isnan(stats.mean(empty))
+
+
 def test_welch_greater_separates_only_separated_samples():
-  a = claims.interval([0.9, 0.92, 0.88, 0.91, 0.9])
-  b = claims.interval([0.5, 0.52, 0.48, 0.5, 0.51])
-  assert claims.welch_greater(a, b) < 1e-6
-  assert claims.welch_greater(b, a) > 0.99
-  assert claims.welch_greater(a, a) == pytest.approx(0.5)
-  assert claims.welch_greater(claims.interval([1.0]), b) == 1.0  # one seed: no test
+  a = stats.over_seeds([0.9, 0.92, 0.88, 0.91, 0.9])
+  b = stats.over_seeds([0.5, 0.52, 0.48, 0.5, 0.51])
+  assert stats.welch_greater(a, b) < 1e-6
+  assert stats.welch_greater(b, a) > 0.99
+  assert stats.welch_greater(a, a) == pytest.approx(0.5)
+  assert stats.welch_greater(stats.over_seeds([1.0]), b) == 1.0  # one seed: no test
+  same = stats.over_seeds([0.7, 0.7])  # no spread: the means decide
+  assert stats.welch_greater(same, stats.over_seeds([0.6, 0.6])) == 0.0
+  assert stats.welch_greater(stats.over_seeds([0.6, 0.6]), same) == 1.0
 
 
 def _records(claim, values_by_group, rng, n=5):
@@ -54,7 +74,7 @@ def _claim1_table(small_rsa):
   groups = {("learned", s): {"pe_rsa": small_rsa if s <= 0.1 else 0.0, "pe_rsa_init": 0.0,
                              "pe:mds_r2": 0.6 if s <= 0.1 else 0.1, "pe:mds_r2_init": 0.1}
             for s in jobs.LST_SIGMAS}
-  return claims.make_table(claim1.CLAIM, _records(claim1.CLAIM, groups, rng))
+  return table.make_table(claim1.CLAIM, _records(claim1.CLAIM, groups, rng))
 
 
 def test_claim1_verdict_follows_the_numbers():
@@ -71,7 +91,7 @@ def test_parts_verdict_and_family_anova():
                                "pe:pe_network_ari": ari_small if s <= 0.1 else 0.0,
                                "test_r2": r2_small if s <= 0.1 else 0.5}
               for s in (0.01, 0.1, 1.0, 3.0)}
-    return claims.make_table(claim4.CLAIM, _records(claim4.CLAIM, groups, rng))
+    return table.make_table(claim4.CLAIM, _records(claim4.CLAIM, groups, rng))
   assert claim4.verdict(netsim_table(0.5, 0.5, 0.8))[0] == "holds"
   assert claim4.verdict(netsim_table(0.5, 0.0, 0.5))[0] == "holds partly"
   assert claim4.verdict(netsim_table(0.0, 0.0, 0.5))[0] == "does not hold at this scale"
@@ -83,63 +103,89 @@ def test_parts_verdict_and_family_anova():
       group = {(c, 0.1): {"test_accuracy": 0.5 + spread * i, "pe_rsa": 0.3 + spread * i,
                           "pe:mds_r2": 0.3}}
       records += _records(claim6.CLAIM, group, np.random.default_rng(3))
-    return claims.make_table(claim6.CLAIM, records)
+    return table.make_table(claim6.CLAIM, records)
   assert claim6.verdict(family_table(0.2))[0] == "holds"
   assert claim6.verdict(family_table(0.0))[0] == "does not hold at this scale"
 
 
 def test_a_misspelt_column_is_an_error():
   rng = np.random.default_rng(2)
-  bad = dataclasses.replace(claim1.CLAIM, columns=(claims.Column("pe_rsa_typo", "x"),))
+  bad = dataclasses.replace(claim1.CLAIM, columns=(spec.Column("pe_rsa_typo", "x"),))
   with pytest.raises(ValueError, match="pe_rsa_typo"):
-    claims.make_table(bad, _records(claim1.CLAIM, {("learned", 0.1): {"pe_rsa": 0.2}}, rng))
+    table.make_table(bad, _records(claim1.CLAIM, {("learned", 0.1): {"pe_rsa": 0.2}}, rng))
 
 
 def test_jobs_print_at_cpu_and_paper_scale():
-  cpu = jobs.LST_SCRAMBLED[0].command("runs/claims")
+  cpu = jobs.LST_SCRAMBLED[0].at("cpu").command("runs/claims")
   assert "--config.data.scramble_cells=True" in cpu
   assert "--config.sweep.seeds=(0,1,2,3,4)" in cpu and "--config.train.num_steps=2000" in cpu
-  paper = jobs.LST_SCRAMBLED[0].command("runs/claims", "paper")
+  assert "--workdir=runs/claims/lst_scrambled_learned" in cpu
+  paper = jobs.LST_SCRAMBLED[0].at("paper").command("runs/claims")
   assert "--config=configs/grid2d.py:pe=learned,paper" in paper
+  assert "--workdir=runs/claims/paper/lst_scrambled_learned" in paper
   assert "--config.data.scramble_cells=True" in paper and not any("seeds" in a for a in paper)
-  assert "--config=configs/brain3d.py:paper" in jobs.BRAIN.command("r", "paper")
+  assert "--config=configs/brain3d.py:paper" in jobs.BRAIN.at("paper").command("r")
+  # CPU-only jobs (the 6,000-step ones) have no study-scale version.
+  claim2 = suite.claims()[1]
+  assert len(cli.jobs_at(claim2, "paper")) == len(claim2.jobs) - len(jobs.LST_LONG)
 
 
 def test_every_claim_has_its_jobs_and_five_seeds():
-  all_claims = claims.all_claims()
+  all_claims = suite.claims()
   assert [c.number for c in all_claims] == [1, 2, 3, 4, 5, 6]
   for c in all_claims:
     assert c.jobs and c.columns
     for j in c.jobs:
-      assert dict(j.cpu_overrides)["sweep.seeds"] == claims.SEEDS
+      assert dict(j.cpu_overrides)["sweep.seeds"] == spec.SEEDS
+
+
+# Lines of a kept table.md annotated by hand after its run: the generated control's title, command
+# line (it ran before the real data became the default) and its note on real data.
+HAND_EDITED = {"brain_synthetic": 3}
+
+
+@pytest.mark.parametrize("claim", suite.claims() + [claim5.SYNTHETIC], ids=lambda c: c.name)
+def test_kept_tables_are_what_the_code_makes_of_their_numbers(claim):
+  """Each claim's kept table.md and verdict, re-rendered from the per-group numbers kept beside them
+  in table.json (the runs themselves are not in the repo): the code and RESULTS.md agree."""
+  kept = json.loads(open(os.path.join(RESULTS_DIR, claim.name, "table.json")).read())
+  rebuilt = table.Table(claim, kept["groups"])
+  verdict = claim.verdict(rebuilt)
+  assert list(verdict) == [kept["verdict"], kept["reason"]]
+  text = table.markdown(rebuilt, kept["command"], verdict, "figure.png")
+  with open(os.path.join(RESULTS_DIR, claim.name, "table.md")) as f:
+    md = f.read()
+  differ = [i for i, (ours, theirs) in enumerate(zip(text.splitlines(), md.splitlines(),
+                                                      strict=True)) if ours != theirs]
+  assert len(differ) == HAND_EDITED.get(claim.name, 0), differ
 
 
 def test_a_claim_trains_tabulates_and_regathers(tmp_path, data_dir):
-  """A smoke-sized claim through claims.main: trains, writes table.md/json + figure; a second call
+  """A smoke-sized claim through cli.main: trains, writes table.md/json + figure; a second call
   retrains nothing and gives the same table."""
   smoke = (("data.data_dir", data_dir), ("train.num_steps", 100), ("train.eval_every", 100),
            ("train.checkpoint_every", 100), ("sweep.seeds", (0, 1)))
-  claim = claims.Claim(
+  claim = spec.Claim(
       name="smoke", number=9, title="smoke", statement="s", setting="s",
-      jobs=(claims.Job("smoke_learned", "configs/grid2d.py:smoke", "learned", overrides=smoke),),
+      jobs=(spec.ClaimJob("smoke_learned", "configs/grid2d.py:smoke", "learned", overrides=smoke),),
       columns=claim1.COLUMNS, verdict=lambda t: ("holds", "x"),
-      figure=lambda t, p: claims.plot_against_sigma(t, p, [("pe_rsa", "RSA")]))
+      figure=lambda t, p: figures.plot_against_sigma(t, p, [("pe_rsa", "RSA")]))
   argv = [f"--root={tmp_path / 'runs'}", f"--results={tmp_path / 'results'}"]
-  assert claims.main(claim, argv) == 0
+  assert cli.main(claim, argv) == 0
   out = tmp_path / "results" / "smoke"
-  table = json.loads((out / "table.json").read_text())
-  assert [(g["condition"], g["sigma"], g["seeds"]) for g in table["groups"]] == [
+  kept = json.loads((out / "table.json").read_text())
+  assert [(g["condition"], g["sigma"], g["seeds"]) for g in kept["groups"]] == [
       ("learned", 0.02, [0, 1]), ("learned", 2.0, [0, 1])]
   summary = json.loads((tmp_path / "runs" / "smoke_learned" / "summary.json").read_text())
   rsa = sorted(m["pe_rsa"] for m in summary["models"] if m["pe_init_scale"] == 0.02)
-  assert sorted(table["groups"][0]["pe_rsa"]["values"]) == pytest.approx(rsa)
+  assert sorted(kept["groups"][0]["pe_rsa"]["values"]) == pytest.approx(rsa)
   assert (out / "figure.png").stat().st_size > 1000
   md = (out / "table.md").read_text()
   assert "**Verdict: holds.**" in md and "| learned | 0.02 | 2 |" in md
   mtime = os.path.getmtime(tmp_path / "runs" / "smoke_learned" / "summary.json")
-  assert claims.main(claim, argv + ["--gather"]) == 0
+  assert cli.main(claim, argv + ["--gather"]) == 0
   assert os.path.getmtime(tmp_path / "runs" / "smoke_learned" / "summary.json") == mtime
-  assert json.loads((out / "table.json").read_text()) == table
+  assert json.loads((out / "table.json").read_text()) == kept
 
 
 def test_results_section_is_spliced_in_place_and_demoted(tmp_path):
@@ -148,13 +194,13 @@ def test_results_section_is_spliced_in_place_and_demoted(tmp_path):
   (results / "extra" / "table.md").write_text("# Extra\n\ntext ![f](figure.png)\n\n## Part\n")
   md = tmp_path / "RESULTS.md"
   md.write_text("# Results\n\n## Claim 1\n")
-  claims.splice_results_section("extra", str(results), str(md))
+  results_doc.splice_results_section("extra", str(results), str(md))
   first = md.read_text()
   assert "## Extra\n" in first and "### Part\n" in first and "](results/extra/figure.png)" in first
   (results / "extra" / "table.md").write_text("# Extra\n\nnew numbers\n")
-  claims.splice_results_section("extra", str(results), str(md))
+  results_doc.splice_results_section("extra", str(results), str(md))
   second = md.read_text()
   assert second.startswith("# Results\n\n## Claim 1\n") and second.count("<!-- extra -->") == 1
   assert "new numbers" in second and "### Part" not in second
-  claims.splice_results_section("missing", str(results), str(md))  # no table: nothing changes
+  results_doc.splice_results_section("missing", str(results), str(md))  # no table: nothing changes
   assert md.read_text() == second

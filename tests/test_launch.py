@@ -1,9 +1,12 @@
-"""experiments/launch.py: jobs that change shapes run one after another and gather into one table."""
+"""experiments.launch, .runner and .cluster: jobs that change shapes run (resumably) and gather into
+one table; their commands for TPU VMs and SLURM; a failed job is reported, not hidden."""
 
 import json
 import os
 import subprocess
 import sys
+
+import pytest
 
 from tests.helpers import ROOT
 
@@ -16,7 +19,7 @@ def test_launcher_runs_resumes_and_gathers(tmp_path, data_dir):
           {"name": "sin1d", "config": "configs/grid2d.py:smoke,pe=sinusoidal_1d",
            "overrides": common}]
   (tmp_path / "jobs.json").write_text(json.dumps(jobs))
-  launch = [sys.executable, "experiments/launch.py", f"--jobs={tmp_path / 'jobs.json'}",
+  launch = [sys.executable, "-m", "experiments.launch", f"--jobs={tmp_path / 'jobs.json'}",
             f"--root={tmp_path / 'runs'}"]
   printed = subprocess.run(launch + ["--print"], cwd=ROOT, capture_output=True, text=True)
   lines = printed.stdout.strip().splitlines()
@@ -42,7 +45,7 @@ def _summary(pe: str, sigmas=(0.1, 1.0), seeds=(0, 1)) -> dict:
 
 
 def _launch(*args, env=None):
-  return subprocess.run([sys.executable, "experiments/launch.py", *map(str, args)], cwd=ROOT,
+  return subprocess.run([sys.executable, "-m", "experiments.launch", *map(str, args)], cwd=ROOT,
                         capture_output=True, text=True, env=env, timeout=300)
 
 
@@ -115,7 +118,7 @@ def test_gather_reads_finished_summaries_from_a_bucket(tmp_path):
 
 
 def test_claim_jobs_at_paper_scale_go_through_the_launcher(tmp_path):
-  claim1 = [sys.executable, "experiments/claim1_lst_geometry.py", "--scale=paper",
+  claim1 = [sys.executable, "-m", "experiments.claim1_lst_geometry", "--scale=paper",
             "--root=gs://bucket/claims"]
   printed = subprocess.run(claim1 + ["--print"], cwd=ROOT, capture_output=True, text=True)
   assert printed.stdout.splitlines() == [
@@ -130,16 +133,16 @@ def test_claim_jobs_at_paper_scale_go_through_the_launcher(tmp_path):
   (root / "paper" / "lst_learned").mkdir(parents=True)
   (root / "paper" / "lst_learned" / "summary.json").write_text(json.dumps(_summary("learned")))
   gathered = subprocess.run(
-      [sys.executable, "experiments/claim1_lst_geometry.py", "--scale=paper", f"--root={root}",
+      [sys.executable, "-m", "experiments.claim1_lst_geometry", "--scale=paper", f"--root={root}",
        "--gather"], cwd=ROOT, capture_output=True, text=True)
   assert gathered.returncode == 0, gathered.stderr
   assert "### paper/lst_learned" in gathered.stdout and (root / "table.md").exists()
 
 
 def test_pe_benchmark_as_a_job_list(tmp_path):
-  """pe_catalogue.py --write_jobs: each job's overrides give the config the benchmark trains."""
+  """pe_catalogue --write_jobs: each job's overrides give the config the benchmark trains."""
   from configs import grid2d
-  from experiments import pe_catalogue
+  from experiments import pe_catalogue, runner
   out = tmp_path / "pe_jobs.json"
   argv = ["--names=learned,rope", "--steps=400", "--seeds=0,1", f"--write_jobs={out}"]
   pe_catalogue.main(argv)
@@ -152,5 +155,24 @@ def test_pe_benchmark_as_a_job_list(tmp_path):
       section, key = field.split(".")
       config[section][key] = tuple(value) if isinstance(value, list) else value
     assert config.to_json() == pe_catalogue.make_config(job["name"], args).to_json()
+    assert runner.Job.from_dict(job) == pe_catalogue.job_for(job["name"], args)
   lines = _launch("--jobs", out, "--root=gs://bucket/pe", "--print").stdout.splitlines()
   assert "--workdir=gs://bucket/pe/rope" in lines[1] and "'--config.sweep.seeds=(0,1)'" in lines[1]
+
+
+def test_a_failed_job_is_reported_and_the_others_run(tmp_path):
+  """runner.run_jobs: a job that fails (here: its config file does not exist) does not stop the
+  next; it is returned (check=False) or stops the program (check=True); its one-line error is in
+  its train.log, where pe_catalogue reads it for its table."""
+  from experiments import pe_catalogue, runner
+  bad = runner.Job("bad", "configs/nope.py")
+  skipped = runner.Job("skipped", "configs/nope.py")
+  (tmp_path / "skipped").mkdir()
+  (tmp_path / "skipped" / "summary.json").write_text("{}")  # finished: never started
+  assert runner.run_jobs([bad, skipped], str(tmp_path), check=False) == ["bad"]
+  assert not (tmp_path / "skipped" / "train.log").exists()
+  error = pe_catalogue.error_line(str(tmp_path / "bad"), "status")
+  assert error.startswith("cannot load --config") and "\n" not in error
+  assert pe_catalogue.error_line(str(tmp_path / "skipped"), "no log") == "no log"
+  with pytest.raises(SystemExit, match="job\\(s\\) bad failed"):
+    runner.run_jobs([bad], str(tmp_path), done=lambda job, root: False)

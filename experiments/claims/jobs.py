@@ -9,21 +9,22 @@ job's own overrides.
 
 from __future__ import annotations
 
-from experiments.claims import SEEDS, Job
+from experiments.claims.spec import SEEDS, ClaimJob
 
 LST_SIGMAS = (0.01, 0.1, 0.3, 1.0, 3.0)
 FIXED = (("sweep.pe_init_scale", (1.0,)),)  # fixed PEs: σ scales nothing
 
 
 def lst_pe(pe: str, label: str, sigmas=None, scrambled: bool = False, name: str = "",
-           steps: int = 2000, **overrides) -> Job:
+           steps: int = 2000, **overrides) -> ClaimJob:
   """A Latin-square job with PE ``pe``; learnable PEs sweep ``sigmas`` on the CPU."""
   name = name or "lst_" + ("scrambled_" if scrambled else "") + label
   extra = tuple(overrides.items()) + ((("data.scramble_cells", True),) if scrambled else ())
   cpu = (("train.num_steps", steps), ("sweep.seeds", SEEDS)) + (
       (("sweep.pe_init_scale", sigmas),) if sigmas else ())
-  return Job(name, f"configs/grid2d.py:pe={pe}", label + (" (scrambled)" if scrambled else ""),
-             overrides=extra, cpu_overrides=cpu, paper=steps == 2000)
+  return ClaimJob(name, f"configs/grid2d.py:pe={pe}",
+                  label + (" (scrambled)" if scrambled else ""), overrides=extra,
+                  cpu_overrides=cpu, paper=steps == 2000)
 
 
 # Claims 1, 2 (and 3, 6 read parts of it): the learned PE's σ sweep in grid (row-major) order.
@@ -62,12 +63,13 @@ LST_FAMILIES = tuple(
     for family in ("uniform", "orthogonal", "truncated_normal"))
 
 # Claims 4 and 5: the network simulation and the brain atlas, each config's CPU default, 5 seeds.
-NETSIM = Job("netsim_learned", "configs/netsim.py", "learned",
-             cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0, 3.0)), ("sweep.seeds", SEEDS)))
+NETSIM = ClaimJob("netsim_learned", "configs/netsim.py", "learned",
+                  cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0, 3.0)),
+                                 ("sweep.seeds", SEEDS)))
 # Claim 5 on the real HCP data (the config's default source); the generated-data control keeps the
 # pool name of the runs it had before the real data became the default.
-BRAIN = Job("brain_hcp_learned", "configs/brain3d.py", "learned",
-            cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0)), ("sweep.seeds", SEEDS)))
-BRAIN_SYNTHETIC = Job("brain_learned", "configs/brain3d.py:synthetic", "learned",
-                      cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0)),
-                                     ("sweep.seeds", SEEDS)))
+BRAIN = ClaimJob("brain_hcp_learned", "configs/brain3d.py", "learned",
+                 cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0)), ("sweep.seeds", SEEDS)))
+BRAIN_SYNTHETIC = ClaimJob("brain_learned", "configs/brain3d.py:synthetic", "learned",
+                           cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0)),
+                                          ("sweep.seeds", SEEDS)))

@@ -1,0 +1,21 @@
+"""The study's experiments over ``learnpe_jax``: claims, probes and launchers, each a module run from
+the repository root as ``python -m experiments.<script>`` (e.g. ``python -m experiments.claims --all``).
+
+The modules, each importing only modules above it in this list:
+
+  stats         mean ± sd and 95% interval over seeds, Welch's test: one rule for missing values
+  runner        Job; train a list of jobs on this machine (resumable, in lanes); keep their records
+  cluster       the same jobs as commands for a cluster (print, TPU VM and SLURM scripts), gather
+  results_doc   RESULTS.md: each result's ``table.md`` spliced in between its markers
+  claims/       what a claim is, its jobs, per-model records, table, verdict helpers, figures, CLI
+  claim1_… claim6_…   the six claims; ``python -m experiments.claims --all`` runs them all
+  companion, cpu_default, optimizer, pe_catalogue, lst_data_report, launch   the other scripts
+"""
+
+from __future__ import annotations
+
+import os
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS_DIR = os.path.join(REPO, "experiments", "results")  # kept tables, figures, run records
+RESULTS_MD = os.path.join(REPO, "RESULTS.md")

@@ -1,0 +1,29 @@
+"""The machinery of the six claim scripts (``experiments/claim*.py``) and of ``RESULTS.md``.
+
+A *claim* is a statement of the study, a list of training *jobs* that test it (a config with
+overrides, run by ``experiments.runner``), the table that reads it (metric columns, mean and 95%
+interval over seeds per condition), a figure and a verdict rule. The verdict is computed from the
+numbers, never typed in: ``holds`` / ``holds partly`` / ``does not hold at this scale``.
+
+    python experiments/claim1_lst_geometry.py                 # train what is missing, then tabulate
+    python experiments/claim1_lst_geometry.py --lanes=2       # two jobs at once, one core each
+    python experiments/claim1_lst_geometry.py --print         # one command per job (a cluster)
+    python experiments/claim1_lst_geometry.py --scale=paper --print   # the study's full scale
+    python experiments/claim1_lst_geometry.py --scale=paper --root=gs://B/claims --write_slurm=a.sh
+    python experiments/claim1_lst_geometry.py --scale=paper --root=gs://B/claims --gather
+    python experiments/claims.py --all --lanes=2              # every claim, then RESULTS.md
+
+Jobs live in one pool, ``--root`` (default ``runs/claims``), named so that claims share them (claim 2
+reads claim 1's σ sweep; claim 6 reads its σ = 0.1 models). A job whose ``summary.json`` exists is
+not retrained; an interrupted one resumes from its checkpoint. After training, each job's PE
+metrics are computed once from its last checkpoint and cached (``records``).
+
+Statistics (``experiments.stats``): per condition, the mean over seeds and a 95% Student-t
+interval, mean ± t₀.₉₇₅,n−1 · sd/√n. Comparisons between two conditions use Welch's t-test
+(``scipy.stats.ttest_ind``, ``equal_var=False``); "clearly above" means the one-sided Welch
+p < 0.05.
+
+Modules, each importing only those before it: ``spec`` (Claim, ClaimJob, Column), ``jobs`` (the
+pool), ``records`` (per-model metrics), ``table`` (Table, markdown), ``verdicts`` (shared verdict
+rules), ``figures``, ``cli`` (one claim's command line), ``suite`` (all claims, RESULTS.md).
+"""

@@ -1,0 +1,86 @@
+"""One claim's command line: train its missing jobs (``experiments.runner``), then write its table,
+figure and verdict to ``experiments/results/<name>/``; or print its jobs' commands for a cluster
+(``experiments.cluster``), at the CPU scale or the study's (``--scale=paper``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+
+from experiments import RESULTS_DIR, cluster, runner
+from experiments.claims.records import model_records
+from experiments.claims.spec import Claim
+from experiments.claims.table import make_table, markdown
+
+
+def parse_args(argv):
+  p = argparse.ArgumentParser(description="Train the jobs of a claim and tabulate it.")
+  p.add_argument("--root", default="runs/claims", help="the pool of job workdirs")
+  p.add_argument("--lanes", type=int, default=1, help="jobs at once (one CPU core each)")
+  p.add_argument("--results", default=RESULTS_DIR, help="where tables and figures go")
+  mode = p.add_mutually_exclusive_group()
+  mode.add_argument("--print", action="store_true", help="print one command per job and stop")
+  mode.add_argument("--gather", action="store_true", help="only tabulate finished jobs")
+  p.add_argument("--scale", choices=("cpu", "paper"), default="cpu",
+                 help="cpu: the setting of RESULTS.md; paper: the study's scale (with --print, "
+                      "--write_tpu or --write_slurm, and --gather to read their summaries back)")
+  p.add_argument("--table_dir", default="", help="--scale=paper --gather: where the table goes")
+  cluster.add_output_flags(p)  # --tpu_vms, --write_tpu, --write_slurm, --main_flag, --python
+  return p.parse_args(argv)
+
+
+def jobs_at(claim: Claim, scale: str) -> list[runner.Job]:
+  """The claim's runnable jobs at ``scale``; at 'paper', only those with a study-scale version."""
+  return [j.at(scale) for j in claim.jobs if scale == "cpu" or j.paper]
+
+
+PAPER_ON_CPU = ("error: --scale=paper is a GPU/TPU job; use it with --print, --write_tpu or "
+                "--write_slurm, run the commands there, then --gather their summaries")
+
+
+def script_command(claim: Claim, argv: list[str]) -> str:
+  """The command line that made a claim's table, as its table shows it."""
+  script = f"experiments/claim{claim.number}_{claim.name}.py"
+  shown = [a for a in argv if not a.startswith(("--lanes", "--results", "--gather"))]
+  return " ".join(["python", script, *map(shlex.quote, shown)])
+
+
+def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_DIR) -> str:
+  """Write ``<results_dir>/<name>/{table.md,table.json,figure.png}``; return the markdown."""
+  from learnpe_jax.workdir import atomic_write_text, write_json
+  out = os.path.join(results_dir, claim.name)
+  os.makedirs(out, exist_ok=True)
+  missing = [j.name for j in jobs_at(claim, "cpu") if not runner.finished(j, root)]
+  if missing:
+    raise SystemExit(f"error: claim {claim.number}: job(s) {', '.join(missing)} not finished "
+                     f"under {root}; run without --gather to train them")
+  table = make_table(claim, model_records(claim, root))
+  verdict = claim.verdict(table)
+  claim.figure(table, os.path.join(out, "figure.png"))
+  text = markdown(table, command, verdict, "figure.png")
+  atomic_write_text(os.path.join(out, "table.md"), text)
+  write_json(os.path.join(out, "table.json"),
+             {"claim": claim.number, "name": claim.name, "command": command,
+              "verdict": verdict[0], "reason": verdict[1], "groups": table.groups})
+  return text
+
+
+def main(claim: Claim, argv: list[str] | None = None, shown_as: str | None = None) -> int:
+  """Run ``claim``'s command line ``argv``; ``shown_as`` is the command its table names (default:
+  the claim's script with ``argv``)."""
+  argv = sys.argv[1:] if argv is None else argv
+  args = parse_args(argv)
+  if cluster.writes_commands(args):  # --print, --write_tpu, --write_slurm
+    cluster.emit(jobs_at(claim, args.scale), args.root, args)
+    return 0
+  if args.scale == "paper":
+    if not args.gather:
+      raise SystemExit(PAPER_ON_CPU)
+    print(cluster.gather(jobs_at(claim, "paper"), args.root, args.table_dir or None))
+    return 0
+  if not args.gather:
+    runner.run_jobs(jobs_at(claim, "cpu"), args.root, args.lanes)
+  print(tabulate(claim, args.root, shown_as or script_command(claim, argv), args.results))
+  return 0

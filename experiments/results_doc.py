@@ -1,0 +1,85 @@
+"""RESULTS.md: the claims' verdict summary and sections (``write_results``), and every other
+result's ``experiments/results/<name>/table.md`` kept in it between ``<!-- name -->`` markers
+(``splice_results_section``), its headings one level down and its links made relative."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from learnpe_jax.workdir import atomic_write_text
+
+RESULTS_HEAD = """# Results: the study's claims, re-measured with learnpe_jax
+
+Each section is one claim of the study (Ito, Cocchi, Klinger, Ram, Campbell & Hearne, *Learning
+interpretable positional encodings in transformers depends on initialization*, ICML 2025,
+arXiv 2406.08272, and this project's network and brain experiments), the command that produced its
+table and figure, and a verdict computed from the numbers by the rule in the claim's script
+(`experiments/claim*.py`): **holds** / **holds partly** / **does not hold at this scale**. Tables
+give the mean over 5 seeds and a 95% Student-t interval; comparisons use Welch's t-test (one-sided,
+p < 0.05) or a one-way ANOVA. The runs are CPU-sized: the 18 jobs (145 models: 2,000 steps on
+the LST and brain, 1,500 on the network, 10 LST models to 6,000) trained in about 1 h 40 min on a
+2-core CPU with `--lanes=2` (one job per core), measured while other work shared the machine. Each
+claim prints its study-scale jobs for a GPU or TPU with `--scale=paper --print`. Negative results
+stay in.
+
+All of it: `python experiments/claims.py --all --lanes=2` (trains what is missing under
+`runs/claims`, then writes every table, figure and this file; jobs shared between claims train
+once). Each claim alone: its command below. A rerun with the same thread layout (`--lanes=2` pins
+each job to one core) gives the same numbers. A job run on a different number of threads differs in
+roundoff (XLA's CPU matmuls split their sums by thread count) and training amplifies it, within the
+intervals: `lst_init_uniform` rerun on two cores instead of one pinned core gave mean test accuracy
+0.558 vs 0.560 and RSA 0.268 vs 0.268, single models up to 0.017 apart in test accuracy.
+"""
+
+
+# Results that are not claims of the CPU-scale sweep, each the ``table.md`` of its own script under
+# ``experiments/results/<name>/``, kept in RESULTS.md between markers (``results_section``).
+OTHER_RESULTS = ("companion", "cpu_default", "optimizer", "lst_data")
+
+
+def results_section(name: str, results_dir: str, path: str) -> str | None:
+  """``<results_dir>/<name>/table.md`` as a RESULTS.md section (its headings one level down, its
+  links to files beside it made relative to ``path``) between ``<!-- name -->`` markers; None when
+  absent."""
+  table = os.path.join(results_dir, name, "table.md")
+  if not os.path.exists(table):
+    return None
+  with open(table) as f:
+    text = "".join("#" + line if line.startswith("#") else line for line in f)
+  base = os.path.dirname(os.path.abspath(path))
+  relink = lambda m: "](" + os.path.relpath(os.path.join(results_dir, name, m.group(1)), base) + ")"
+  text = re.sub(r"\]\((?!https?:|/|#)([^)\s]+\.(?:png|md|json))\)", relink, text)
+  return f"<!-- {name} -->\n{text.rstrip()}\n<!-- /{name} -->\n"
+
+
+def splice_results_section(name: str, results_dir: str, path: str) -> None:
+  """Put ``results_section(name)`` into RESULTS.md in place of its markers (or at the end)."""
+  section = results_section(name, results_dir, path)
+  if section is None:
+    return
+  with open(path) as f:
+    text = f.read()
+  start, end = f"<!-- {name} -->", f"<!-- /{name} -->\n"
+  if start in text and end in text:
+    text = text[:text.index(start)] + section + text[text.index(end) + len(end):]
+  else:
+    text = text.rstrip("\n") + "\n\n" + section
+  atomic_write_text(path, text)
+
+
+def write_results(sections: list[tuple[str, str, str]], path: str, results_dir: str) -> str:
+  """RESULTS.md: the verdict summary, then each claim's section (``(markdown, name, verdict)``)
+  with its figure linked relative to ``path``, then the ``OTHER_RESULTS`` sections."""
+  base = os.path.dirname(os.path.abspath(path))
+  summary = ["| claim | verdict |", "|---|---|"]
+  body = []
+  for text, name, verdict in sections:
+    title = text.splitlines()[0].removeprefix("## ")
+    summary.append(f"| {title} | **{verdict}** |")
+    figure = os.path.relpath(os.path.join(results_dir, name, "figure.png"), base)
+    body.append(text.replace("](figure.png)", f"]({figure})"))
+  body += [s for s in (results_section(n, results_dir, path) for n in OTHER_RESULTS) if s]
+  text = RESULTS_HEAD + "\n" + "\n".join(summary) + "\n\n" + "\n".join(body)
+  atomic_write_text(path, text)
+  return text

@@ -1,0 +1,57 @@
+"""Statistics over seeds, the one place every experiment script takes them from.
+
+Missing values, one rule: None, NaN and ±inf are dropped before any statistic is taken (a diverged
+model, or a metric its PE does not have, is absent rather than a number). With no value left,
+``over_seeds`` gives mean None (JSON null, a table's "—") and ``mean`` gives NaN (so that any
+comparison with it is False).
+
+``over_seeds`` is the mean, the sample sd (ddof 1) and the 95% Student-t interval
+mean ± t₀.₉₇₅,ₙ₋₁ · sd/√n; ``welch_greater`` the one-sided Welch t-test between two of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+
+def finite(values) -> np.ndarray:
+  """The values as floats, None, NaN and ±inf dropped."""
+  v = np.array([x for x in values if x is not None], float)
+  return v[np.isfinite(v)]
+
+
+def over_seeds(values) -> dict:
+  """Mean, sd and 95% Student-t interval of ``values`` (one per seed), with the values kept."""
+  v = finite(values)
+  n = len(v)
+  if n == 0:
+    return {"mean": None, "lo": None, "hi": None, "sd": None, "n": 0, "values": []}
+  mean = float(v.mean())
+  sd = float(v.std(ddof=1)) if n > 1 else 0.0
+  half = float(stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)) if n > 1 else 0.0
+  return {"mean": mean, "lo": mean - half, "hi": mean + half, "sd": sd, "n": n,
+          "values": [float(x) for x in v]}
+
+
+def mean(values) -> float:
+  """The mean of the finite values; NaN when there is none."""
+  v = finite(values)
+  return float(v.mean()) if len(v) else float("nan")
+
+
+def mean_sd(values) -> tuple[float | None, float | None]:
+  """(mean, sd) as in ``over_seeds``: (None, None) with no value, sd 0 with one."""
+  summary = over_seeds(values)
+  return summary["mean"], summary["sd"]
+
+
+def welch_greater(a: dict, b: dict) -> float:
+  """One-sided Welch p-value that the mean of ``a`` exceeds that of ``b`` (two ``over_seeds``):
+  1.0 when either has fewer than two values; with both sd 0, 0.0 if a's mean is larger, else 1.0."""
+  if a["n"] < 2 or b["n"] < 2:
+    return 1.0
+  if a["sd"] == 0 and b["sd"] == 0:
+    return 0.0 if a["mean"] > b["mean"] else 1.0
+  return float(stats.ttest_ind(a["values"], b["values"], equal_var=False,
+                               alternative="greater").pvalue)
