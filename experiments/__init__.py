@@ -1,5 +1,6 @@
-"""The study's experiments over ``learnpe_jax``: claims, probes and launchers, each a module run from
-the repository root as ``python -m experiments.<script>`` (e.g. ``python -m experiments.claims --all``).
+"""The study's experiments over ``learnpe_jax``: claims, probes and launchers, each a module run
+from the repository root as ``python -m experiments.<script>`` (e.g. ``python -m experiments.claims
+--all``).
 
 The modules, each importing only modules above it in this list:
 

@@ -1,10 +1,10 @@
 """Claim 1 (LST): a learned PE initialised with a small norm recovers the 2-D grid; a large one does not.
 
-    python experiments/claim1_lst_geometry.py [--lanes=2] [--print] [--scale=paper --print]
+    python -m experiments.claim1_lst_geometry [--lanes=2] [--print] [--scale=paper --print]
 
-Reads the learned PE's σ sweep (``experiments/jobs.py``: LST_LEARNED) for the PE–grid RSA (Spearman ρ
-of 1 − cos PE dissimilarity against grid distance) and the layout R² (classical MDS of the PEs,
-Procrustes-aligned to the grid), both for the first block's PE, at the end and at init.
+Reads the learned PE's σ sweep (``experiments/claims/jobs.py``: LST_LEARNED) for the PE–grid RSA
+(Spearman ρ of 1 − cos PE dissimilarity against grid distance) and the layout R² (classical MDS of
+the PEs, Procrustes-aligned to the grid), both for the first block's PE, at the end and at init.
 
 Verdict rule: *small* is σ ≤ 0.1, *large* is σ ≥ 1. It holds when, for every small σ, RSA and layout
 R² are clearly above their init values and clearly above every large σ's (one-sided Welch p < 0.05),

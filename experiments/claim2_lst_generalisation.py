@@ -1,6 +1,6 @@
 """Claim 2 (LST): a small-norm init generalises at least as well as a large-norm one, while both fit.
 
-    python experiments/claim2_lst_generalisation.py [--lanes=2] [--print] [--scale=paper --print]
+    python -m experiments.claim2_lst_generalisation [--lanes=2] [--print] [--scale=paper --print]
 
 Reads the learned PE's σ sweep (LST_LEARNED, 2,000 steps), the same PE at σ = 0.3 and σ = 1 trained
 3× longer (LST_LONG, 6,000 steps: the two σ that come closest to fitting; added after the 2,000-step

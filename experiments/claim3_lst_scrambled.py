@@ -1,6 +1,6 @@
 """Claim 3 (LST, scrambled order): a learned PE still recovers the grid; index PEs lose their edge.
 
-    python experiments/claim3_lst_scrambled.py [--lanes=2] [--print] [--scale=paper --print]
+    python -m experiments.claim3_lst_scrambled [--lanes=2] [--print] [--scale=paper --print]
 
 The 16 cells are fed in one fixed random order (``data.scramble_cells=True``, ``scramble_seed=0``):
 token i is cell π(i), so a token's index no longer follows the grid, while 2-D PEs still read the

@@ -1,6 +1,6 @@
 """Claim 4 (network simulation): small σ recovers node geometry and modules and generalises better.
 
-    python experiments/claim4_netsim.py [--lanes=2] [--print] [--scale=paper --print]
+    python -m experiments.claim4_netsim [--lanes=2] [--print] [--scale=paper --print]
 
 ``configs/netsim.py`` (64 nodes at hidden random positions in the unit square, 4 spatial modules,
 next-step prediction; ``learnpe_jax/tasks/netsim.py``), learned PE at σ ∈ {0.01, 0.1, 1, 3}.

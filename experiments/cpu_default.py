@@ -1,7 +1,7 @@
 """Probes for a CPU default of ``configs/grid2d.py`` that shows the study's picture.
 
-    python experiments/cpu_default.py              # train the missing probes (resumable), tabulate
-    python experiments/cpu_default.py --tabulate   # tables and budget curves of finished probes
+    python -m experiments.cpu_default              # train the missing probes (resumable), tabulate
+    python -m experiments.cpu_default --tabulate   # tables and budget curves of finished probes
 
 What the default must show (the issue's aim, fixed before the probes): in at most 20 minutes on 2
 cores, every σ ≤ 1 fits the training set (train accuracy ≥ 0.95), test and human accuracy fall as σ
@@ -102,7 +102,7 @@ def tabulate(root: str) -> str:
   from learnpe_jax.analysis import plots
   from learnpe_jax.workdir import read_metrics
   sections = ["# Probes for a CPU default that shows the study's picture", "",
-              "`python experiments/cpu_default.py`; the aim and settings are in the script's "
+              "`python -m experiments.cpu_default`; the aim and settings are in the script's "
               "docstring. One seed per probe, companion-style puzzles (`data.generator=pluck`), "
               "so every ± is 0.000 (the sd of one value). *Aim* is `aim_met`: fits = every "
               "σ ≤ 1 reaches train accuracy ≥ 0.95; falls = test and human accuracy fall from the "

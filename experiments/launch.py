@@ -1,5 +1,5 @@
-"""Run a JSON list of jobs (config + overrides) that differ in shapes and gather them, or write their
-commands for a cluster: N TPU VMs or a SLURM array, each job in its own workdir.
+"""Run a JSON list of jobs (config + overrides) that differ in shapes and gather them, or write
+their commands for a cluster: N TPU VMs or a SLURM array, each job in its own workdir.
 
 Sweeps over init scale, seed and learning rate share one compiled program (``sweep``); sweeps over
 what changes shapes or code (PE type, width, depth, grid size) are separate jobs. A job list is JSON:
@@ -8,20 +8,20 @@ what changes shapes or code (PE type, width, depth, grid size) are separate jobs
       "overrides": {"train.num_steps": 1000}},
      {"name": "w128", "config": "configs/grid2d.py", "overrides": {"model.width": 128}}]
 
-  python experiments/launch.py --jobs=jobs.json --root=runs/widths            # run locally, resuming
-  python experiments/launch.py --jobs=jobs.json --root=runs/widths --lanes=2  # two at once
-  python experiments/launch.py --jobs=jobs.json --root=runs/widths --print    # one command per job
-  python experiments/launch.py --jobs=jobs.json --root=runs/widths --gather   # table only
+  python -m experiments.launch --jobs=jobs.json --root=runs/widths            # run here, resuming
+  python -m experiments.launch --jobs=jobs.json --root=runs/widths --lanes=2  # two at once
+  python -m experiments.launch --jobs=jobs.json --root=runs/widths --print    # a command per job
+  python -m experiments.launch --jobs=jobs.json --root=runs/widths --gather   # table only
 
 On a cluster (``--root`` on cloud storage; every command is resumable: rerunning it after a
 pre-emption continues from the job's last checkpoint, and a finished job only rewrites its summary):
 
-  python experiments/launch.py --jobs=jobs.json --root=gs://BUCKET/runs/widths --print --tpu_vms=4
-  python experiments/launch.py --jobs=jobs.json --root=gs://BUCKET/runs/widths --write_tpu=launch/ \
+  python -m experiments.launch --jobs=jobs.json --root=gs://BUCKET/runs/widths --print --tpu_vms=4
+  python -m experiments.launch --jobs=jobs.json --root=gs://BUCKET/runs/widths --write_tpu=launch/ \
       --tpu_vms=4 [--main_flag=--distributed]     # launch/tpu_vm_{0..3}.sh, one job per line
-  python experiments/launch.py --jobs=jobs.json --root=gs://BUCKET/runs/widths \
+  python -m experiments.launch --jobs=jobs.json --root=gs://BUCKET/runs/widths \
       --write_slurm=launch/array.sh                # sbatch launch/array.sh: one array task per job
-  python experiments/launch.py --jobs=jobs.json --root=gs://BUCKET/runs/widths --gather \
+  python -m experiments.launch --jobs=jobs.json --root=gs://BUCKET/runs/widths --gather \
       --table_dir=results/widths                   # read every summary back from the bucket
 
 The jobs run through ``experiments.runner`` (as every script's jobs do; the claims'

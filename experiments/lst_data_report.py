@@ -1,6 +1,6 @@
 """The two LST generators side by side: split sizes, train/test overlap, givens, solver labels.
 
-    python experiments/lst_data_report.py [--num_per_level=3000] [--seed=0] [--test_fraction=0.1]
+    python -m experiments.lst_data_report [--num_per_level=3000] [--seed=0] [--test_fraction=0.1]
 
 For each generator of ``latin_square_tfds`` ('reveal', this project's default, and 'pluck', the
 companion code's way) at the default size, loaded through ``latin_square_tfds.load`` (so the cache
@@ -107,7 +107,7 @@ def render(report: dict, args) -> str:
   lines = [
       "# LST data: the two generators, train/test overlap",
       "",
-      f"`python experiments/lst_data_report.py` — {args.num_per_level:,} puzzles per level, data "
+      f"`python -m experiments.lst_data_report` — {args.num_per_level:,} puzzles per level, data "
       f"seed {args.seed}, test fraction {args.test_fraction} (through `latin_square_tfds.load`). "
       "'reveal' is this project's generator (random reveal, own levels, deduplicated, stratified "
       "split); 'pluck' is the companion code's (minimal hidden-single puzzles, the companion's "

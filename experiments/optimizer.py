@@ -1,7 +1,7 @@
 """The study's optimizer ablation at the CPU default: AdamW against SGD with momentum.
 
-    python experiments/optimizer.py              # train what is missing (resumable), tabulate
-    python experiments/optimizer.py --tabulate   # the table only
+    python -m experiments.optimizer              # train what is missing (resumable), tabulate
+    python -m experiments.optimizer --tabulate   # the table only
 
 Two jobs of ``configs/grid2d.py`` (the CPU default, its 6 σ × 3 seeds): AdamW as the default
 runs it (the ``adamw`` job *is* the README's default run), and SGD with heavy-ball momentum 0.9
@@ -54,7 +54,7 @@ def effect(models: list[dict]) -> tuple[str, dict]:
 def tabulate(root: str) -> str:
   from learnpe_jax import report
   lines = ["# The optimizer ablation at the CPU default: AdamW vs SGD", "",
-           "`python experiments/optimizer.py`; settings and rule in the script's docstring "
+           "`python -m experiments.optimizer`; settings and rule in the script's docstring "
            f"(seeds {', '.join(map(str, SEEDS))}; mean ± sd over seeds).", ""]
   verdicts = {}
   for job in JOBS:

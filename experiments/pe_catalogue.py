@@ -1,7 +1,7 @@
 """Train every PE of the catalogue on the Latin Square Task and tabulate accuracy and PE–grid RSA.
 
-    python experiments/pe_catalogue.py --root=runs/pe_catalogue            # the full setting
-    python experiments/pe_catalogue.py --root=runs/pe_catalogue --steps=400 --seeds=0  # CPU-cheap
+    python -m experiments.pe_catalogue --root=runs/pe_catalogue            # the full setting
+    python -m experiments.pe_catalogue --root=runs/pe_catalogue --steps=400 --seeds=0  # CPU-cheap
 
 One job per PE (``configs/grid2d.py:pe=NAME`` with the overrides below), run one after another by
 ``experiments.runner`` in ``--root/NAME``; a finished PE (its ``summary.json`` at the requested step
@@ -43,8 +43,9 @@ def parse_args(argv=None):
   p.add_argument("--chunk_steps", type=int, default=100)
   p.add_argument("--data_dir", default=None, help="default: the config's")
   p.add_argument("--write_jobs", default="",
-                 help="write the PEs' runs as an experiments/launch.py job list to this file and "
-                      "stop (then launch.py --print/--write_tpu/--write_slurm/--gather)")
+                 help="write the PEs' runs as an experiments.launch job list to this file and "
+                      "stop (then python -m experiments.launch "
+                      "--print/--write_tpu/--write_slurm/--gather)")
   return p.parse_args(argv)
 
 
@@ -197,10 +198,10 @@ def main(argv=None):
   if args.write_jobs:
     with open(args.write_jobs, "w") as f:
       json.dump([job_for(n, args).to_dict() for n in names], f, indent=1)
-    print(f"wrote {args.write_jobs}: {len(names)} job(s); run them with experiments/launch.py "
-          f"--jobs={args.write_jobs} --root=ROOT")
+    print(f"wrote {args.write_jobs}: {len(names)} job(s); run them with "
+          f"python -m experiments.launch --jobs={args.write_jobs} --root=ROOT")
     return
-  command = "python experiments/pe_catalogue.py " + " ".join(
+  command = "python -m experiments.pe_catalogue " + " ".join(
       shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
   os.makedirs(args.out, exist_ok=True)
   rows = []

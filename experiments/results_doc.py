@@ -23,7 +23,7 @@ the LST and brain, 1,500 on the network, 10 LST models to 6,000) trained in abou
 claim prints its study-scale jobs for a GPU or TPU with `--scale=paper --print`. Negative results
 stay in.
 
-All of it: `python experiments/claims.py --all --lanes=2` (trains what is missing under
+All of it: `python -m experiments.claims --all --lanes=2` (trains what is missing under
 `runs/claims`, then writes every table, figure and this file; jobs shared between claims train
 once). Each claim alone: its command below. A rerun with the same thread layout (`--lanes=2` pins
 each job to one core) gives the same numbers. A job run on a different number of threads differs in

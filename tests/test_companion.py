@@ -80,6 +80,8 @@ def test_unknown_piece_is_refused(argv, capsys):
 def test_print_gives_one_resumable_command_per_piece(capsys):
   assert companion.main(["--print", "--jobs=sinusoid_2d,reveal_s0", "--root=/r"]) == 0
   lines = capsys.readouterr().out.splitlines()
-  assert len(lines) == 2 and all(l.startswith(f"{sys.executable} -m learnpe_jax.main ") for l in lines)
-  assert "--config=configs/grid2d.py:companion,pe=sinusoidal_nd --workdir=/r/sinusoid_2d" in lines[0]
+  main = f"{sys.executable} -m learnpe_jax.main "
+  assert len(lines) == 2 and all(line.startswith(main) for line in lines)
+  assert ("--config=configs/grid2d.py:companion,pe=sinusoidal_nd --workdir=/r/sinusoid_2d"
+          in lines[0])
   assert "--workdir=/r/reveal_s0" in lines[1] and "--config.data.generator=reveal" in lines[1]

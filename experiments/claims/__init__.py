@@ -5,13 +5,13 @@ overrides, run by ``experiments.runner``), the table that reads it (metric colum
 interval over seeds per condition), a figure and a verdict rule. The verdict is computed from the
 numbers, never typed in: ``holds`` / ``holds partly`` / ``does not hold at this scale``.
 
-    python experiments/claim1_lst_geometry.py                 # train what is missing, then tabulate
-    python experiments/claim1_lst_geometry.py --lanes=2       # two jobs at once, one core each
-    python experiments/claim1_lst_geometry.py --print         # one command per job (a cluster)
-    python experiments/claim1_lst_geometry.py --scale=paper --print   # the study's full scale
-    python experiments/claim1_lst_geometry.py --scale=paper --root=gs://B/claims --write_slurm=a.sh
-    python experiments/claim1_lst_geometry.py --scale=paper --root=gs://B/claims --gather
-    python experiments/claims.py --all --lanes=2              # every claim, then RESULTS.md
+    python -m experiments.claim1_lst_geometry                 # train what is missing, then tabulate
+    python -m experiments.claim1_lst_geometry --lanes=2       # two jobs at once, one core each
+    python -m experiments.claim1_lst_geometry --print         # one command per job (a cluster)
+    python -m experiments.claim1_lst_geometry --scale=paper --print   # the study's full scale
+    python -m experiments.claim1_lst_geometry --scale=paper --root=gs://B/claims --write_slurm=a.sh
+    python -m experiments.claim1_lst_geometry --scale=paper --root=gs://B/claims --gather
+    python -m experiments.claims --all --lanes=2              # every claim, then RESULTS.md
 
 Jobs live in one pool, ``--root`` (default ``runs/claims``), named so that claims share them (claim 2
 reads claim 1's σ sweep; claim 6 reads its σ = 0.1 models). A job whose ``summary.json`` exists is

@@ -42,9 +42,9 @@ PAPER_ON_CPU = ("error: --scale=paper is a GPU/TPU job; use it with --print, --w
 
 def script_command(claim: Claim, argv: list[str]) -> str:
   """The command line that made a claim's table, as its table shows it."""
-  script = f"experiments/claim{claim.number}_{claim.name}.py"
+  module = f"experiments.claim{claim.number}_{claim.name}"
   shown = [a for a in argv if not a.startswith(("--lanes", "--results", "--gather"))]
-  return " ".join(["python", script, *map(shlex.quote, shown)])
+  return " ".join(["python", "-m", module, *map(shlex.quote, shown)])
 
 
 def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_DIR) -> str:

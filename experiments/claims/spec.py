@@ -28,7 +28,7 @@ class ClaimJob:
   paper: bool = True
 
   def at(self, scale: str = "cpu") -> Job:
-    """The runnable job at ``scale`` ('cpu' | 'paper'); the paper one's workdir is ``paper/NAME``."""
+    """The runnable job at ``scale`` ('cpu' | 'paper'); at 'paper' its workdir is ``paper/NAME``."""
     if scale == "cpu":
       return Job(self.name, self.config, tuple(dict(self.overrides + self.cpu_overrides).items()))
     base, _, variants = self.config.partition(":")
