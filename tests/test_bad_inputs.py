@@ -7,6 +7,8 @@ import pytest
 
 from tests import bad_inputs
 
+pytestmark = pytest.mark.e2e  # each case runs the CLI in a subprocess
+
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory, data_dir):

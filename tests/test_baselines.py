@@ -13,7 +13,7 @@ import pytest
 
 from configs import grid2d
 from learnpe_jax.config_validation import validate
-from learnpe_jax.errors import ConfigError
+from learnpe_jax.errors import ConfigError, UserError
 from learnpe_jax.models.baselines import MLPBaseline, RecurrentBaseline
 from learnpe_jax.pe import build_pe, default_pe_config
 from learnpe_jax.positions import grid_positions
@@ -78,6 +78,7 @@ def test_sigma_scales_the_baseline_pe_as_a_traced_array():
                              params["rnn_0"]["cell"]["ir"]["kernel"][1])  # the rest: same draw
 
 
+@pytest.mark.e2e
 def test_non_additive_pe_for_lstm_is_one_line_config_error_before_compiling(tmp_path):
   result = run_main(tmp_path / "w", "--config.model.kind=lstm",
                     config="configs/grid2d.py:smoke,pe=rope")
@@ -159,5 +160,5 @@ def test_a_run_recorded_before_model_kind_resumes(tmp_path):
   (tmp_path / "config.json").write_text(json.dumps(old))
   Workdir(str(tmp_path)).prepare(new, resume=True)  # no refusal
   new["model"]["kind"] = "lstm"
-  with pytest.raises(Exception, match="different config .*model.kind"):
+  with pytest.raises(UserError, match="different config .*model.kind"):
     Workdir(str(tmp_path)).prepare(new, resume=True)

@@ -79,6 +79,7 @@ def test_notebook_code_compiles_and_uses_existing_apis(name):
 
 
 @pytest.mark.slow
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs_top_to_bottom(name, tmp_path):
   """Executes a copy of the notebook (SMOKE = True as committed) in a python3 kernel, cwd colabs/.

@@ -34,6 +34,7 @@ def _check_matches_trainer(workdir, csv_path, batch_size=512):
   run = load_run(workdir)
   test = jax.device_get(run.trainer.evaluate(run.params, "test"))
   assert result["num_puzzles"] == len(run.task.test["target"])
+  assert len(result["models"]) == run.axis.size
   for i, m in enumerate(result["models"]):
     assert m["accuracy"] == pytest.approx(float(test["score"][i]), abs=1e-6)
     for j, level in enumerate(ls.LEVELS):
@@ -47,6 +48,7 @@ def workdir(tmp_path_factory, data_dir):
   return smoke_workdir(tmp_path_factory, data_dir)
 
 
+@pytest.mark.e2e
 def test_evaluate_on_the_test_puzzles_matches_the_trainer(workdir, tmp_path):
   from learnpe_jax.restore import load_config
   csv_path = tmp_path / "heldout.csv"
@@ -70,6 +72,7 @@ def test_evaluate_respects_a_scrambled_cell_order(tmp_path, data_dir):
   _check_matches_trainer(str(tmp_path), tmp_path / "p.csv")
 
 
+@pytest.mark.e2e
 def test_noise_lowers_accuracy_reproducibly(workdir, tmp_path):
   from learnpe_jax.restore import load_config
   csv_path = tmp_path / "plain.csv"
@@ -87,6 +90,7 @@ def test_noise_lowers_accuracy_reproducibly(workdir, tmp_path):
     ("1,2,3\n", "bad.csv row 1: expected 17 fields"),
     ("", "bad.csv: empty puzzle file"),
 ])
+@pytest.mark.e2e
 def test_bad_csv_exits_2_with_one_line(workdir, tmp_path, content, message):
   (tmp_path / "bad.csv").write_text(content)
   r = subprocess.run([sys.executable, "-m", "learnpe_jax.evaluate", f"--workdir={workdir}",
@@ -97,6 +101,7 @@ def test_bad_csv_exits_2_with_one_line(workdir, tmp_path, content, message):
   assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
 
 
+@pytest.mark.e2e
 def test_cli_prints_per_condition_table(workdir, tmp_path):
   from learnpe_jax.restore import load_config
   _write_test_puzzles(load_config(workdir), tmp_path / "mine.csv")

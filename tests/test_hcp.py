@@ -165,6 +165,7 @@ def test_unknown_test_subject_is_a_config_error(tmp_path, fake_wheel):
     brain.load_hcp(hcp_config(tmp_path, fake_wheel, hcp_test_subjects="999999"))
 
 
+@pytest.mark.e2e
 def test_smoke_end_to_end_on_a_fake_wheel(tmp_path, fake_wheel):
   from configs import brain3d
   from learnpe_jax.train import train_and_evaluate
@@ -190,7 +191,7 @@ def test_the_real_data(data_dir):
   assert not any(n.startswith(("Hippocampus", "Amygdala", "Thalamus", "Caudate")) for n in names)
   assert out["hemispheres"].sum() == 40
   # Left regions lie at smaller x than their right homologues; frontal ahead of occipital.
-  c = dict(zip(names, out["coords"]))
+  c = dict(zip(names, out["coords"], strict=True))
   assert all(c[n][0] < c[n[:-2] + "_R"][0] for n in names if n.endswith("_L"))
   assert c["Frontal_Sup_2_L"][1] > c["Calcarine_L"][1]
   # Resting-state FC: positive on average, homologous pairs strongly coupled.

@@ -19,7 +19,7 @@ def puzzles():
 
 
 def test_generated_puzzles_have_unique_consistent_answers(puzzles):
-  for grid, answer in zip(puzzles["grid"], puzzles["answer"]):
+  for grid, answer in zip(puzzles["grid"], puzzles["answer"], strict=True):
     assert (grid == ls.QUERY).sum() == 1
     assert ls.consistent_answers(grid).tolist() == [answer]
 
@@ -27,7 +27,8 @@ def test_generated_puzzles_have_unique_consistent_answers(puzzles):
 def test_generated_levels_follow_their_definitions(puzzles):
   assert np.bincount(puzzles["level"]).tolist() == [150, 150, 150]
   assert len({g.tobytes() for g in puzzles["grid"]}) == len(puzzles["grid"])
-  for grid, answer, level in zip(puzzles["grid"], puzzles["answer"], puzzles["level"]):
+  for grid, answer, level in zip(puzzles["grid"], puzzles["answer"], puzzles["level"],
+                                 strict=True):
     row, col = ls.line_shapes(grid, int(np.flatnonzero(grid == ls.QUERY)[0]))
     binary = len(row) == 3 or len(col) == 3
     ternary = not binary and len(row | col) == 3
@@ -123,7 +124,8 @@ def plucked():
 
 def test_pluck_puzzles_have_unique_answers_and_companion_levels(plucked):
   assert np.bincount(plucked["level"]).tolist() == [100, 100, 100]
-  for grid, answer, level in zip(plucked["grid"], plucked["answer"], plucked["level"]):
+  for grid, answer, level in zip(plucked["grid"], plucked["answer"], plucked["level"],
+                                 strict=True):
     assert (grid == ls.QUERY).sum() == 1
     assert ls.consistent_answers(grid).tolist() == [answer]
     assert ls.companion_level(grid) == (level, answer)
@@ -142,7 +144,7 @@ def test_pluck_follows_the_rule_cell_by_cell():
   squares = ls.all_latin_squares()[rng.integers(576, size=40)]
   order = np.argsort(rng.random((40, 16)), axis=1)
   got = ls.pluck(squares, order)
-  for square, visit, puzzle in zip(squares, order, got):
+  for square, visit, puzzle in zip(squares, order, got, strict=True):
     expect = square.copy()
     for c in visit:
       if pluckable_by_rule(expect, c):
@@ -167,7 +169,7 @@ def test_companion_solver_on_hand_made_puzzles_and_vectorised():
   assert ls.companion_level(unknown) == (None, None)
   grids = np.concatenate([ls.generate(40, seed=1)["grid"], quaternary_row[None], unknown[None]])
   level, answer = ls.companion_levels(grids)
-  for g, lv, a in zip(grids, level, answer):
+  for g, lv, a in zip(grids, level, answer, strict=True):
     assert ls.companion_level(g) == ((None, None) if lv < 0 else (lv, a))
 
 
@@ -180,7 +182,8 @@ def test_companion_solver_labels_the_108_human_puzzles():
   from learnpe_jax.tasks import puzzle_csv
   human = puzzle_csv.read_puzzles(human_puzzles_path())
   assert len(human["grid"]) == 108
-  for grid, answer, condition in zip(human["grid"], human["answer"], human["condition"]):
+  for grid, answer, condition in zip(human["grid"], human["answer"], human["condition"],
+                                     strict=True):
     level, solved = ls.companion_level(grid)
     assert level is not None and ls.LEVELS[level] == condition and solved == answer
 

@@ -39,6 +39,7 @@ def test_shipped_human_puzzles_are_the_108_of_the_experiment():
   assert "MIT License" in open(notice).read()
 
 
+@pytest.mark.e2e
 def test_human_scores_at_every_eval_and_in_the_summary(trained):
   rows = [json.loads(l) for l in open(f"{trained}/metrics.jsonl")]
   assert rows and all(0 <= r["human_accuracy"] <= 1 for r in rows)
@@ -51,6 +52,7 @@ def test_human_scores_at_every_eval_and_in_the_summary(trained):
         m["human_accuracy_by_level"].values())), abs=1e-6)
 
 
+@pytest.mark.e2e
 def test_human_scores_equal_evaluate_on_the_shipped_file(trained):
   """The trainer's ``human`` set scores each model exactly as ``evaluate`` does on the CSV."""
   summary = json.load(open(f"{trained}/summary.json"))

@@ -14,6 +14,7 @@ import pytest
 
 from tests.helpers import ROOT, main_command, run_main
 
+pytestmark = pytest.mark.e2e  # two processes of the CLI
 
 
 def _free_port() -> int:

@@ -40,6 +40,7 @@ def _wait_for(predicate, proc, timeout=600):
   return False
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("kill_point", ["sigkill_after_checkpoint", "sigkill_during_save",
                                         "sigterm"])
 def test_killed_run_resumes_to_the_uninterrupted_result(tmp_path, data_dir, uninterrupted,
@@ -66,6 +67,7 @@ def test_killed_run_resumes_to_the_uninterrupted_result(tmp_path, data_dir, unin
   assert _read(tmp_path) == uninterrupted  # summary and every metrics row, bit for bit
 
 
+@pytest.mark.e2e
 def test_torn_metrics_line_is_dropped_on_resume(tmp_path, data_dir, uninterrupted):
   data = f"--config.data.data_dir={data_dir}"
   proc = start_main(tmp_path, data)
@@ -98,14 +100,16 @@ def test_diverging_model_is_frozen_and_others_are_bit_identical(smoke_config):
   div = with_bad["models"]["diverged_step"]
   assert div.tolist() == [-1, -1, 0, 0]
   healthy = lambda s: jax.tree.map(lambda a: a[:2], s["models"]["params"])
-  for a, b in zip(jax.tree.leaves(healthy(with_bad)), jax.tree.leaves(healthy(without_bad))):
+  for a, b in zip(jax.tree.leaves(healthy(with_bad)), jax.tree.leaves(healthy(without_bad)),
+                  strict=True):
     assert np.array_equal(a, b)  # bit for bit
   frozen = lambda s: jax.tree.map(lambda a: a[2:], s["models"]["params"])
-  for a, b in zip(jax.tree.leaves(frozen(with_bad)), jax.tree.leaves(frozen(init))):
+  for a, b in zip(jax.tree.leaves(frozen(with_bad)), jax.tree.leaves(frozen(init)), strict=True):
     assert np.array_equal(a, b)
   assert all(np.isfinite(a).all() for a in jax.tree.leaves(healthy(with_bad)))
 
 
+@pytest.mark.e2e
 def test_divergence_is_flagged_in_summary_and_table(tmp_path, smoke_config, capsys):
   smoke_config.train.num_steps = 50
   smoke_config.train.eval_every = 50
@@ -119,6 +123,7 @@ def test_divergence_is_flagged_in_summary_and_table(tmp_path, smoke_config, caps
   assert "| 1e+20 |" in table and table.strip().splitlines()[-1].endswith("| 2 |")
 
 
+@pytest.mark.e2e
 def test_corrupt_checkpoint_gives_one_line_error_and_keeps_files(tmp_path, smoke_config):
   smoke_config.train.num_steps = 50
   smoke_config.train.eval_every = 50

@@ -140,6 +140,7 @@ def _env(fake_root):
   return {**os.environ, **PLUGIN, fake_remote_fs.ROOT_ENV: str(fake_root)}
 
 
+@pytest.mark.e2e
 def test_run_on_fake_remote_is_killed_resumes_and_analyzes_like_a_local_run(tmp_path, fake_root,
                                                                             data_dir):
   data = f"--config.data.data_dir={data_dir}"

@@ -6,8 +6,11 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from tests.helpers import ROOT, main_command
+
+pytestmark = pytest.mark.e2e  # runs in subprocesses with 4 virtual devices
 
 FOUR_DEVICES = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
 
@@ -43,7 +46,7 @@ def test_sharded_sweep_gives_the_single_device_summary(tmp_path, data_dir):
     assert out.returncode == 0, out.stderr[-2000:]
     summaries.append(json.loads((tmp_path / name / "summary.json").read_text()))
   one, four = summaries
-  for a, b in zip(one["models"], four["models"]):
+  for a, b in zip(one["models"], four["models"], strict=True):
     assert a.keys() == b.keys()
     for key in ("test_accuracy", "train_accuracy", "test_loss", "pe_rsa", "pe_norm"):
       np.testing.assert_allclose(a[key], b[key], rtol=1e-5, atol=1e-6)

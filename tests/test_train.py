@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from learnpe_jax import train
+from learnpe_jax.errors import UserError
 from learnpe_jax.sweep import model_axis
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.trainer import Trainer
@@ -60,6 +61,7 @@ def test_same_seed_gives_same_unit_draw_at_every_sigma(smoke_config):
   assert abs(table[1].std() - 2.0) < 0.2  # normal family: σ is the std
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("override, message", [
     ("--config.model.pe.name=bogus", "config.model.pe.name='bogus' is not allowed: one of"),
     ("--config.sweep.pe_init_scale=(-0.1,1.0)", "config.sweep.pe_init_scale=[-0.1, 1.0]"),
@@ -80,6 +82,7 @@ def test_bad_config_exits_with_one_line_before_compiling(tmp_path, override, mes
   assert not (tmp_path / "w").exists()  # refused before anything was written
 
 
+@pytest.mark.e2e
 def test_workdir_with_other_config_is_refused_then_restarted(tmp_path, smoke_config):
   smoke_config.train.num_steps = 50
   smoke_config.train.eval_every = 50
@@ -87,7 +90,7 @@ def test_workdir_with_other_config_is_refused_then_restarted(tmp_path, smoke_con
   train.train_and_evaluate(smoke_config, str(tmp_path))
   before = (tmp_path / "summary.json").read_text()
   smoke_config.model.width = 16
-  with pytest.raises(Exception, match="different config .*model.width"):
+  with pytest.raises(UserError, match="different config .*model.width"):
     train.train_and_evaluate(smoke_config, str(tmp_path))
   assert (tmp_path / "summary.json").read_text() == before  # nothing damaged
   smoke_config.resume = False
