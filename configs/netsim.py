@@ -21,7 +21,7 @@ import ml_collections
 
 from configs import common
 from configs.common import parse_variants
-from learnpe_jax.tasks.netsim import GENERATOR_DEFAULTS
+from learnpe_jax.tasks.netsim_generate import GENERATOR_DEFAULTS
 
 
 def get_config(arg=None):
@@ -32,7 +32,7 @@ def get_config(arg=None):
 
   config.data = ml_collections.ConfigDict()
   config.data.data_dir = "~/.cache/learnpe_jax/tfds"
-  # The generator (each field documented in learnpe_jax/tasks/netsim.py; they name the dataset).
+  # The generator (fields: learnpe_jax/tasks/netsim_generate.py; they name the dataset).
   for key, value in GENERATOR_DEFAULTS.items():
     config.data[key] = value
   # num_nodes=64, dim=2, layout='random' (unit square) | 'lattice'; num_modules=4 (0: none),

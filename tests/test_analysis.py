@@ -63,6 +63,23 @@ def test_procrustes_undoes_rotation_reflection_scale_and_shift():
   np.testing.assert_allclose(aligned, GRID, atol=1e-9)
 
 
+@pytest.mark.parametrize("learned_dim", [1, 2, 3])
+def test_procrustes_disparity_is_scipys_with_zero_padding(learned_dim):
+  """Learned coordinates vs the true ones: scipy.spatial.procrustes's disparity (the lower
+  dimension zero-padded); 0 for a similar copy, symmetric."""
+  import scipy.spatial
+  rng = np.random.default_rng(learned_dim)
+  learned = rng.normal(size=(16, learned_dim))
+  d = max(learned_dim, 2)
+  pad = lambda x: np.pad(x, ((0, 0), (0, d - x.shape[1])))
+  expected = scipy.spatial.procrustes(pad(GRID), pad(learned))[2]
+  assert geometry.procrustes_disparity(learned, GRID) == pytest.approx(expected, abs=1e-12)
+  assert geometry.procrustes_disparity(GRID, learned) == pytest.approx(expected, abs=1e-12)
+  assert 0.05 < expected < 1
+  q = _random_orthogonal(rng, 2, 2) @ np.diag([1, -1])
+  assert geometry.procrustes_disparity(0.2 * GRID @ q + 5.0, GRID) == pytest.approx(0, abs=1e-12)
+
+
 def test_layout_r2_of_a_random_pe_is_low():
   r2 = [geometry.layout_recovery(np.random.default_rng(s).normal(size=(16, 32)), GRID)[1]
         for s in range(10)]
@@ -154,11 +171,11 @@ def test_analysis_json_matches_the_run(analyzed):
   summary = json.load(open(os.path.join(workdir, "summary.json")))
   assert on_disk["num_steps"] == summary["num_steps"] == 100
   assert len(on_disk["models"]) == len(summary["models"]) == 4
-  for a, s in zip(on_disk["models"], summary["models"]):
+  for a, s in zip(on_disk["models"], summary["models"], strict=True):
     assert (a["pe_init_scale"], a["seed"]) == (s["pe_init_scale"], s["seed"])
     assert a["test_accuracy"] == pytest.approx(s["test_accuracy"], abs=1e-6)
     assert [b["block"] for b in a["blocks"]] == [0, 1]
-    for b, rsa_b in zip(a["blocks"], s["pe_rsa_by_block"]):
+    for b, rsa_b in zip(a["blocks"], s["pe_rsa_by_block"], strict=True):
       assert b["rsa_spearman"] == pytest.approx(rsa_b, abs=1e-6)
       assert 0 < b["rsa_p_value"] <= 1 and b["movement"] >= 0
       assert 1 <= b["effective_dim"] <= 16 and b["mds_r2"] <= 1

@@ -9,7 +9,7 @@ import pytest
 import scipy.io
 
 from learnpe_jax.errors import DataError
-from learnpe_jax.tasks import brain, brain_generate
+from learnpe_jax.tasks import brain, brain_generate, timeseries
 from learnpe_jax.tasks.atlas import load_atlas
 
 
@@ -101,7 +101,7 @@ def test_loader_reads_every_array_format(fmt, tmp_path, series, coords_csv):
   assert out["train"].shape == (2, T, N) and out["test"].shape == (1, T, N)
   assert out["coords"].shape == (N, 3) and out["networks"] is None
   joined = np.concatenate([out["train"], out["test"]])
-  expected = brain.zscore(series)
+  expected = timeseries.zscore(series)
   # The held-out subject is a seeded choice; every subject is there once.
   for s in expected:
     assert any(np.allclose(s, j, atol=1e-5) for j in joined)
@@ -244,6 +244,7 @@ def test_brain_positions_unknown_by_default(data_dir):
   config_validation.validate_with_task(config, brain.load_task(config))
 
 
+@pytest.mark.e2e
 def test_brain_smoke_end_to_end_on_user_data(tmp_path, data_dir, series, coords_csv):
   from learnpe_jax.train import train_and_evaluate
   config = brain_config(data_dir)

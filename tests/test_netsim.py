@@ -10,22 +10,22 @@ import scipy.stats
 from learnpe_jax import report
 from learnpe_jax.analysis.modularity import modularity_metrics
 from learnpe_jax.errors import ConfigError
-from learnpe_jax.tasks import netsim
+from learnpe_jax.tasks import netsim, netsim_generate, timeseries
 
 
 def small_params(**kw):
-  p = dict(netsim.GENERATOR_DEFAULTS)
+  p = dict(netsim_generate.GENERATOR_DEFAULTS)
   p.update(num_nodes=36, num_train_trajectories=4, num_test_trajectories=2,
            trajectory_length=60, burn_in=30)
   p.update(kw)
   return p
 
 
-@pytest.mark.parametrize("sign", netsim.COUPLING_SIGNS)
+@pytest.mark.parametrize("sign", netsim_generate.COUPLING_SIGNS)
 @pytest.mark.parametrize("rho", [0.9, 1.5])
 def test_dynamics_stable_and_bounded(sign, rho):
   p = small_params(coupling_sign=sign, spectral_radius=rho)
-  data = netsim.generate(p)
+  data = netsim_generate.generate(p)
   w = data["coupling"].astype(np.float64)
   assert np.isclose(np.max(np.abs(np.linalg.eigvals(w))), rho, rtol=1e-4)
   traj = data["train"]
@@ -40,14 +40,14 @@ def test_dynamics_stable_and_bounded(sign, rho):
 def test_contraction_below_unit_radius_without_noise():
   p = small_params(spectral_radius=0.5, noise_sd=0.0, bias_sd=0.0, burn_in=0,
                    trajectory_length=100)
-  traj = netsim.generate(p)["train"]
+  traj = netsim_generate.generate(p)["train"]
   assert np.abs(traj[:, -1]).max() < 1e-6 * max(1.0, np.abs(traj[:, 0]).max())
 
 
 @pytest.mark.parametrize("sign", ["balanced", "positive"])
 def test_coupling_decays_with_distance(sign):
   p = small_params(coupling_sign=sign, num_modules=0)
-  data = netsim.generate(p)
+  data = netsim_generate.generate(p)
   c, w = data["coords"], data["coupling"]
   d = np.linalg.norm(c[:, None] - c[None], axis=-1)
   iu = np.triu_indices(len(c), 1)
@@ -64,7 +64,7 @@ def test_coupling_decays_with_distance(sign):
 def test_within_module_coupling_is_stronger():
   p = small_params(coupling_sign="positive", num_modules=3, module_assignment="random",
                    g_dist=0.0, g_module=1.0)
-  data = netsim.generate(p)
+  data = netsim_generate.generate(p)
   same = data["modules"][:, None] == data["modules"][None]
   off = ~np.eye(len(same), dtype=bool)
   assert data["coupling"][same & off].min() > data["coupling"][~same].max()
@@ -72,27 +72,27 @@ def test_within_module_coupling_is_stronger():
 
 def test_positions_lattice_and_modules():
   rng = np.random.default_rng(0)
-  lattice = netsim.node_positions(27, 3, "lattice", rng)
+  lattice = netsim_generate.node_positions(27, 3, "lattice", rng)
   assert lattice.shape == (27, 3) and lattice.min() == 0 and lattice.max() == 1
   assert len(np.unique(lattice.round(6), axis=0)) == 27
   with pytest.raises(ConfigError):
-    netsim.node_positions(30, 2, "lattice", rng)
-  pts = netsim.node_positions(50, 2, "random", rng)
-  mods = netsim.node_modules(pts, 4, "spatial", rng)
+    netsim_generate.node_positions(30, 2, "lattice", rng)
+  pts = netsim_generate.node_positions(50, 2, "random", rng)
+  mods = netsim_generate.node_modules(pts, 4, "spatial", rng)
   assert sorted(np.unique(mods)) == [0, 1, 2, 3]
-  assert netsim.node_modules(pts, 0, "spatial", rng) is None
+  assert netsim_generate.node_modules(pts, 0, "spatial", rng) is None
   with pytest.raises(ConfigError):
-    netsim.generate(small_params(layout="hexagonal"))
+    netsim_generate.generate(small_params(layout="hexagonal"))
 
 
 def test_examples_next_step_and_masked():
   traj = np.arange(2 * 5 * 3, dtype=np.float32).reshape(2, 5, 3)
-  ex = netsim.next_step_examples(traj, 2)
+  ex = timeseries.next_step_examples(traj, 2)
   assert ex["tokens"].shape == (6, 3, 2) and ex["target"].shape == (6, 3)
   np.testing.assert_array_equal(ex["tokens"][0, :, 1], traj[0, 1])
   np.testing.assert_array_equal(ex["target"][0], traj[0, 2])
   states = np.random.default_rng(0).normal(size=(100, 20)).astype(np.float32)
-  m = netsim.masked_examples(states, 0.25, np.random.default_rng(1))
+  m = timeseries.masked_examples(states, 0.25, np.random.default_rng(1))
   assert m["tokens"].shape == (100, 20, 2)
   np.testing.assert_array_equal(m["loss_mask"].sum(1), 5)
   assert np.all(m["tokens"][..., 0][m["loss_mask"] > 0] == 0)
@@ -100,9 +100,9 @@ def test_examples_next_step_and_masked():
 
 
 def test_test_trajectories_use_fresh_noise():
-  data = netsim.generate(small_params())
+  data = netsim_generate.generate(small_params())
   assert not np.allclose(data["train"][:2], data["test"][:2])
-  again = netsim.generate(small_params())
+  again = netsim_generate.generate(small_params())
   np.testing.assert_array_equal(data["train"], again["train"])  # seeded
 
 
@@ -117,7 +117,7 @@ def test_task_from_tfds_ships_coords_and_modules(data_dir):
   config = netsim_config(data_dir, "smoke,masked")
   task = netsim.load_task(config)
   p = netsim.generator_params(config.data)
-  ref = netsim.generate(p)
+  ref = netsim_generate.generate(p)
   np.testing.assert_allclose(task.positions.coords, ref["coords"], rtol=1e-6)
   np.testing.assert_array_equal(task.modules, ref["modules"])
   assert task.kind == "regression" and task.coords_known
@@ -147,6 +147,7 @@ def test_format_table_classification_unchanged():
                                    "PE–geometry RSA | RSA at init | diverged |")
 
 
+@pytest.mark.e2e
 def test_netsim_smoke_end_to_end(data_dir, tmp_path, capsys):
   from learnpe_jax.train import train_and_evaluate
   config = netsim_config(data_dir)

@@ -2,6 +2,7 @@
 2-D and 3-D positions; relative methods are relative; fixed features match references."""
 
 import math
+import os
 
 import jax
 import jax.numpy as jnp
@@ -14,6 +15,7 @@ from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.attention import SelfAttention
 from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.pe import REGISTRY, build_pe, default_pe_config, get_spec
+from learnpe_jax.pe.registry import catalogue_rows, pe_kwargs
 from learnpe_jax.pe.features import sinusoidal_features
 from learnpe_jax.positions import Positions, grid_positions
 
@@ -154,7 +156,7 @@ def test_encoder_skipping_unread_tokens_is_exact(norm):
   out_skip, grad_skip = jax.value_and_grad(loss(True))(params)
   out_full, grad_full = jax.value_and_grad(loss(False))(params)
   np.testing.assert_allclose(out_skip, out_full, rtol=1e-5)
-  for a, b in zip(jax.tree.leaves(grad_skip), jax.tree.leaves(grad_full)):
+  for a, b in zip(jax.tree.leaves(grad_skip), jax.tree.leaves(grad_full), strict=True):
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
   # the skipped rows are really skipped: the compiled forward does fewer FLOPs
   flops = lambda skip: jax.jit(lambda p: make(skip).apply(p, x, positions)).lower(
@@ -247,7 +249,14 @@ def test_relative_pes_translation_invariant(name):
   out = model.apply(params, x, positions)
   out_moved = model.apply(params, x, moved)
   np.testing.assert_allclose(out, out_moved, atol=2e-4, rtol=1e-4)
-  assert RELATIVE_ND  # the list is not empty
+
+
+def test_the_property_lists_hold_their_pes():
+  """The lists that parametrise the property tests above are not empty by accident."""
+  assert {"alibi_nd", "t5_bias_nd", "urpe_nd", "rope_axial"} <= set(RELATIVE_ND)
+  assert not {"sinusoidal_nd", "alibi", "learned"} & set(RELATIVE_ND)
+  assert {"rope", "rope_axial", "xpos"} <= set(ROTARY)
+  assert {"learned", "learned_coords"} <= set(LEARNABLE) and "sinusoidal_nd" not in LEARNABLE
 
 
 # ---- NoPE: permutation-equivariant ----------------------------------------------------------
@@ -366,17 +375,67 @@ def test_check_pe_for_task_before_compiling(smoke_config):
     check_pe_for_task(smoke_config, Positions(index=np.arange(16), coords=None))
 
 
-def test_index_pes_work_without_coordinates():
+# ---- what a PE reads is stated once (PositionalEncoding.needs) --------------------------------
+@pytest.mark.parametrize("name", NAMES)
+def test_a_pe_reads_what_the_registry_says(name):
+  """On positions without coordinates (grid kept), a PE fails its check and its own forward pass
+  with a one-line ConfigError iff the registry says it reads coordinates, and otherwise runs; the
+  catalogue prints the same."""
   positions = as_jnp(positions_of("2d")).replace(coords=None)
-  for name in NAMES:
-    if get_spec(name).needs != "coords" and not get_spec(name).module.needs_grid:
-      model = make_mini(name, positions)
-      model.init(jax.random.PRNGKey(0), stream_for(positions), positions)
+  spec = get_spec(name)
+  model = make_mini(name, positions)
+  assert model.pe.needs == spec.needs
+  x = stream_for(positions)
+  if spec.needs == "coords":
+    with pytest.raises(ConfigError, match="unknown") as err:
+      model.pe.check(positions, [0, 1])
+    assert "\n" not in str(err.value)
+    with pytest.raises(ConfigError, match="unknown"):  # not only the check: the PE itself
+      init_pe(model.pe, positions, 1, x)
+  else:
+    model.pe.check(positions, [0, 1])
+    model.init(jax.random.PRNGKey(0), x, positions)
+  row = next(r for r in catalogue_rows() if r["name"] == name)
+  label = {"none": "none", "index": "index", "coords": "N-D"}[spec.needs]
+  assert row["coordinates"] == label + ("+grid" if spec.module.needs_grid else "")
+
+
+def test_a_pe_with_a_coordinates_field_states_nothing_else():
+  """``coordinates`` is the only statement of what such a PE reads: no class attribute ``reads``
+  beside it (it would be ignored)."""
+  for spec in REGISTRY.values():
+    if "coordinates" in spec.module.__dataclass_fields__:
+      stated = [c.__name__ for c in spec.module.__mro__ if "reads" in vars(c)]
+      assert stated == ["PositionalEncoding"], spec.name
+
+
+def test_coordinates_field_decides_per_config():
+  """A PE whose config switches ``coordinates`` to 'coords' needs coordinates (checked)."""
+  positions = as_jnp(positions_of("1d")).replace(coords=None)
+  cfg = default_pe_config("rope")
+  assert get_spec("rope").needs == "index"
+  cfg.coordinates = "coords"
+  pe = build_pe(cfg, width=WIDTH, num_heads=HEADS, num_tokens=16)
+  assert pe.needs == "coords"
+  with pytest.raises(ConfigError, match="unknown"):
+    pe.check(positions)
+  cfg.coordinates = "grid"
+  with pytest.raises(ConfigError, match="model.pe.coordinates"):
+    pe_kwargs(cfg)
+
+
+def test_catalogue_doc_is_generated_from_the_registry():
+  """docs/pe_catalogue.md holds what ``python -m learnpe_jax.pe --markdown`` writes today."""
+  from learnpe_jax.pe.__main__ import END_OF_GENERATED, markdown
+  path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "docs", "pe_catalogue.md")
+  with open(path) as f:
+    generated = f.read().partition(END_OF_GENERATED)[0] + END_OF_GENERATED + "\n"
+  assert generated == markdown(catalogue_rows())
 
 
 # ---- learned coordinates ---------------------------------------------------------------------
 def test_learned_coords_procrustes_and_inner():
-  from learnpe_jax.pe.learned_coords import learned_coordinates, procrustes_disparity
+  from learnpe_jax.analysis.geometry import learned_coordinates, procrustes_disparity
   positions = as_jnp(positions_of("2d"))
   model = make_encoder("learned_coords_sinusoidal", positions, sigma=0.1)
   params = model.init(jax.random.PRNGKey(0), tokens_for(positions), positions)["params"]
@@ -387,9 +446,17 @@ def test_learned_coords_procrustes_and_inner():
   assert procrustes_disparity(learned, true) > 0.5
   vectors = model.apply({"params": params}, positions, method=Encoder.pe_add_terms)
   assert vectors.shape == (DEPTH, 16, WIDTH)
-  bad = make_encoder("learned_coords", positions, inner="learned")
-  with pytest.raises(ConfigError):
-    bad.init(jax.random.PRNGKey(0), tokens_for(positions), positions)
+  # a learnable inner PE keeps its parameters under 'inner' (as checkpoints hold them)
+  pe = make_mini("learned_coords", positions, inner="sinusoidal_nd_learned_freq").pe
+  inner_params = init_pe(pe, positions, 0)["params"]["inner"]
+  assert set(inner_params) == {"log_freq_delta_0"}
+  # the inner PE is checked with the config, before anything is built or traced
+  for inner in ("learned", "learned_coords", "no_such_pe"):
+    cfg = default_pe_config("learned_coords")
+    cfg.inner = inner
+    with pytest.raises(ConfigError, match="model.pe.inner") as err:
+      pe_kwargs(cfg)
+    assert "rope_axial" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_catalogue_cli(tmp_path, capsys):

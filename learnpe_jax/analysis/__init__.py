@@ -3,7 +3,8 @@
 
   rsa            PE–geometry RSA: Spearman/Pearson of 1 − cos(p_i, p_j) vs true distance, Mantel p;
                  similarity to a reference PE (the fixed N-D sinusoid)
-  geometry       layout recovery (classical MDS + Procrustes, R²), participation ratio, movement
+  geometry       layout recovery (classical MDS + Procrustes, R²), learned coordinates vs true
+                 (Procrustes disparity), participation ratio, movement
   modularity     within/between similarity, silhouette, k-means ARI under module labels
   functional     the brain's functional connectivity (FC), its communities, Newman's modularity, and
                  a PE's RSA against the FC and modularity under the communities and hemispheres

@@ -4,6 +4,8 @@
   true coordinates' dimension), aligned to the true coordinates by Procrustes (translation, rotation
   or reflection, isotropic scale). R² = 1 − ‖X − Ŷ‖² / ‖X − X̄‖² over all tokens, X the true
   coordinates and Ŷ the aligned layout; 1 means the PE holds an exact (scaled) copy of the geometry.
+- Learned coordinates (PE ``learned_coords*``) against the true ones: the Procrustes disparity
+  1 − R² of the same alignment (scipy.spatial.procrustes's disparity), lower dimension zero-padded.
 - Effective dimensionality: participation ratio of the centred PE's singular values s_i,
   PR = (Σ s_i²)² / Σ s_i⁴  (1 ≤ PR ≤ rank; = k for k equal singular values).
 - Movement: ‖P_T − P_0‖_F / ‖P_0‖_F, small for lazy (kernel-regime) learning, large for rich
@@ -68,6 +70,20 @@ def layout_recovery(pe_NW: np.ndarray, coords_ND: np.ndarray,
   coords = np.asarray(coords_ND, np.float64)
   embedding = classical_mds(pe_distance_matrix(pe_NW, metric), coords.shape[1])
   return procrustes_align(coords, embedding)
+
+
+def learned_coordinates(params) -> np.ndarray:
+  """float[N, d]: the learned coordinates in a model's params (``params['pe']['coords']``)."""
+  return np.asarray(params["pe"]["coords"])
+
+
+def procrustes_disparity(learned_Nd: np.ndarray, true_ND: np.ndarray) -> float:
+  """1 − R² of ``procrustes_align`` (0 = identical up to translation, rotation/reflection and
+  scale) between the learned and the true coordinates; the lower dimension is zero-padded."""
+  a, b = np.asarray(learned_Nd, np.float64), np.asarray(true_ND, np.float64)
+  d = max(a.shape[1], b.shape[1])
+  pad = lambda x: np.pad(x, ((0, 0), (0, d - x.shape[1])))
+  return 1.0 - procrustes_align(pad(b), pad(a))[1]
 
 
 def participation_ratio(pe_NW: np.ndarray) -> float:

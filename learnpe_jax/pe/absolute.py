@@ -26,7 +26,7 @@ class NoPE(PositionalEncoding):
   """
 
   mechanism = "none"
-  needs = "none"
+  reads = "none"
   paper = "Kazemnejad et al. 2023 (2305.19466)"
 
   def __call__(self, positions, block_index, x_BNW=None):
@@ -45,7 +45,7 @@ class LearnedTable(PositionalEncoding):
   """
 
   mechanism = "add"
-  needs = "index"
+  reads = "index"
   learnable = True
   paper = "Ito et al. 2025 (2406.08272)"
   scaled_params = ("table_",)
@@ -75,7 +75,7 @@ class AxialLearnedTable(PositionalEncoding):
   """
 
   mechanism = "add"
-  needs = "index"
+  reads = "index"
   needs_grid = True
   learnable = True
   paper = "Dosovitskiy et al. 2021 (2010.11929)"
@@ -125,7 +125,6 @@ class SinusoidalLearnedFreq(Sinusoidal):
   """
 
   coordinates: str = "coords"
-  needs = "coords"
   learnable = True
   scaled_params = ("log_freq_delta_",)
 
@@ -152,7 +151,6 @@ class ContinuousTime(Sinusoidal):
 
   coordinates: str = "coords"
   time_scale: float = 1.0
-  needs = "coords"
   paper = "Moreno-Cartagena et al. 2023 (2308.06404)"
 
   def omega(self, x_ND, block_index):
@@ -189,7 +187,7 @@ class FixedRandom(PositionalEncoding):
   seed: int = 0
 
   mechanism = "add"
-  needs = "index"
+  reads = "index"
   paper = "control (random fixed codes)"
 
   def __call__(self, positions, block_index, x_BNW=None):
@@ -210,7 +208,6 @@ class FourierFeatures(PositionalEncoding):
   hidden: int = 32
 
   mechanism = "add"
-  needs = "coords"
   learnable = True
   paper = "Li et al. 2021 (2106.02795)"
   scaled_params = ("fourier_w_",)
@@ -239,7 +236,6 @@ class Legendre(PositionalEncoding):
   max_degree: int = 0  # 0: ⌊W^{1/D}⌋
 
   mechanism = "add"
-  needs = "coords"
   paper = "Aggarwal 2024 (2405.04585)"
 
   def __call__(self, positions, block_index, x_BNW=None):
@@ -265,7 +261,7 @@ class LayerAdaptive(PositionalEncoding):
   """
 
   mechanism = "add"
-  needs = "index"
+  reads = "index"
   learnable = True
   paper = "Yu et al. 2022 (2212.05262)"
   scaled_params = ("table",)

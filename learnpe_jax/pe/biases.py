@@ -38,7 +38,6 @@ class DistanceBias(PositionalEncoding):
   slope_exponent: float = 8.0
 
   mechanism = "logit_bias"
-  needs = "index"
   paper = "Press et al. 2022 (2108.12409)"
 
   def slopes(self, block_index):
@@ -94,7 +93,6 @@ class T5Bias(RelativeTable):
   num_buckets: int = 32
   max_distance: int = 128
   mechanism = "logit_bias"
-  needs = "index"
   paper = "Raffel et al. 2020 (1910.10683)"
   scaled_params = ("bias_",)
 
@@ -106,7 +104,6 @@ class ClippedBias(RelativeTable):
 
   coordinates: str = "coords"
   mechanism = "logit_bias"
-  needs = "coords"
   paper = "Shaw et al. 2018 (1803.02155)"
   scaled_params = ("bias_",)
 
@@ -125,7 +122,6 @@ class IRPE(RelativeTable):
   bucket: str = "irpe"
   method: str = "product"
   mechanism = "logit_bias"
-  needs = "coords"
   paper = "Wu et al. 2021 (2107.14222)"
   scaled_params = ("bias_",)
 
@@ -152,7 +148,6 @@ class ContinuousBias(PositionalEncoding):
   log_coords: bool = True
 
   mechanism = "logit_bias"
-  needs = "coords"
   learnable = True
   paper = "Liu et al. 2022 (2111.09883)"
   scaled_params = ("cpb_out_",)

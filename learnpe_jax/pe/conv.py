@@ -28,7 +28,7 @@ class PEG(PositionalEncoding):
   num_pegs: int = 1
 
   mechanism = "add (conv of x)"
-  needs = "index"
+  reads = "index"
   needs_grid = True
   learnable = True
   paper = "Chu et al. 2021 (2102.10882)"

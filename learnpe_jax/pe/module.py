@@ -17,7 +17,7 @@ Note: the field ``init`` (the initializer family, ``config.model.pe.init``) shad
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import flax.linen as nn
 import jax
@@ -32,9 +32,13 @@ from learnpe_jax.positions import Positions
 class PositionalEncoding(nn.Module):
   """``pe(positions, block_index, x_BNW=None) -> PositionalTerms``.
 
-  Subclasses set the class attributes that the catalogue prints (mechanism, needs, learnable,
+  Subclasses set the class attributes that the catalogue prints (mechanism, reads, learnable,
   paper, scaled_params) and implement ``__call__``. Their own dataclass fields (all with
   defaults) are the PE's config fields: ``config.model.pe.<field>``.
+
+  What a PE reads ('none' | 'index' | 'coords', ``needs``) is stated once: by its field
+  ``coordinates`` when it has one (so one class serves e.g. 'alibi' and 'alibi_nd'), else by the
+  class attribute ``reads``. The registry's catalogue and checks derive it from here.
 
   Attributes:
     width: model width W.
@@ -54,11 +58,24 @@ class PositionalEncoding(nn.Module):
 
   # Catalogue metadata (class attributes, not fields).
   mechanism = "?"
-  needs = "none"        # 'none' | 'index' | 'coords'
+  reads = "none"        # 'none' | 'index' | 'coords', for a PE without a field ``coordinates``
   learnable = False
   paper = ""
   scaled_params: tuple[str, ...] = ()  # name prefixes of the parameters σ scales
   needs_grid = False    # reads positions.grid_shape (conv PEs)
+
+  @classmethod
+  def needs_with(cls, fields: Mapping[str, Any]) -> str:
+    """What a PE of this class with config ``fields`` reads: 'none' | 'index' | 'coords' (its
+    field ``coordinates``, the class default when ``fields`` lacks it; else ``reads``)."""
+    if "coordinates" in cls.__dataclass_fields__:
+      return fields.get("coordinates", cls.coordinates)
+    return cls.reads
+
+  @property
+  def needs(self) -> str:
+    """What this PE reads: 'none' | 'index' | 'coords' (``needs_with``)."""
+    return self.needs_with({"coordinates": getattr(self, "coordinates", None)})
 
   @property
   def head_dim(self) -> int:
@@ -83,6 +100,9 @@ class PositionalEncoding(nn.Module):
   def __call__(self, positions: Positions, block_index: int,
                x_BNW: jax.Array | None = None) -> PositionalTerms:
     raise NotImplementedError
+
+
+COORDINATE_INPUTS = ("index", "coords")  # the values of a PE's field ``coordinates``
 
 
 def coordinate_input(positions: Positions, use: str):

@@ -1,7 +1,8 @@
 """The PE registry: every PE by name, with its config fields and catalogue entry.
 
 ``config.model.pe`` is a ConfigDict holding ``name`` and the PE's fields (those of its module class,
-with this name's presets). ``default_pe_config(name)`` builds it; ``build_pe`` turns it into a module.
+with this name's presets). ``default_pe_config(name)`` builds it; ``build_pe`` turns it into a module
+(and a PE that composes another, learned coordinates' field ``inner``, gets that PE built in).
 ``python -m learnpe_jax.pe`` prints the catalogue (``catalogue_rows``).
 """
 
@@ -16,7 +17,7 @@ from learnpe_jax.errors import ConfigError
 from learnpe_jax.pe import (absolute, biases, conv, learned_coords, post_softmax, relative, rotary,
                             untied)
 from learnpe_jax.pe.initializers import INIT_FAMILIES
-from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.module import COORDINATE_INPUTS, PositionalEncoding
 from learnpe_jax.pe.placement import pe_block_indices
 
 # Fields every PE module has that come from the model, not from config.model.pe.
@@ -27,7 +28,6 @@ _MODEL_FIELDS = ("width", "num_heads", "num_tokens", "init_scale", "parent", "na
 class PESpec:
   name: str
   module: type[PositionalEncoding]
-  needs: str              # 'none' | 'index' | 'coords'
   summary: str
   preset: dict[str, Any]  # field values this name fixes
 
@@ -38,6 +38,11 @@ class PESpec:
   @property
   def mechanism(self) -> str:
     return self.module.mechanism
+
+  @property
+  def needs(self) -> str:
+    """What the PE reads with this name's fields: 'none' | 'index' | 'coords' (the module says)."""
+    return self.module.needs_with(self.config_fields())
 
   @property
   def coordinates(self) -> str:
@@ -64,11 +69,10 @@ class PESpec:
 REGISTRY: dict[str, PESpec] = {}
 
 
-def register(name: str, module: type[PositionalEncoding], summary: str, needs: str | None = None,
-             **preset) -> None:
+def register(name: str, module: type[PositionalEncoding], summary: str, **preset) -> None:
   if name in REGISTRY:
     raise ValueError(f"PE {name!r} registered twice")
-  REGISTRY[name] = PESpec(name, module, needs or module.needs, summary, preset)
+  REGISTRY[name] = PESpec(name, module, summary, preset)
 
 
 # ---- additive absolute ----------------------------------------------------------------------
@@ -76,10 +80,9 @@ register("none", absolute.NoPE, "no PE (permutation-equivariant encoder)")
 register("learned", absolute.LearnedTable, "learned table, σ-scaled init")
 register("learned_axial", absolute.AxialLearnedTable,
          "per-axis factorised learned table (row + col [+ depth])")
-register("sinusoidal_1d", absolute.Sinusoidal, "sinusoidal on the token index", needs="index",
-         coordinates="index")
+register("sinusoidal_1d", absolute.Sinusoidal, "sinusoidal on the token index", coordinates="index")
 register("sinusoidal_nd", absolute.Sinusoidal, "sinusoidal on N-D coordinates (2-D on the LST)",
-         needs="coords", coordinates="coords")
+         coordinates="coords")
 register("sinusoidal_nd_learned_freq", absolute.SinusoidalLearnedFreq,
          "sinusoidal on N-D coordinates, learnable frequencies")
 register("random_fixed", absolute.FixedRandom, "fixed random table")
@@ -92,16 +95,14 @@ register("lape", absolute.LayerAdaptive, "shared table, independent LayerNorm pe
 register("peg", conv.PEG, "conditional PE: depthwise conv of x over the grid")
 # ---- attention-logit biases -----------------------------------------------------------------
 register("alibi", biases.DistanceBias, "ALiBi on the index (symmetric)", coordinates="index")
-register("alibi_nd", biases.DistanceBias, "ALiBi on N-D coordinate distance", needs="coords",
-         coordinates="coords")
+register("alibi_nd", biases.DistanceBias, "ALiBi on N-D coordinate distance", coordinates="coords")
 register("alibi_nd_learned", biases.LearnedSlopeDistanceBias,
-         "N-D ALiBi with learnable slopes", needs="coords", coordinates="coords")
+         "N-D ALiBi with learnable slopes", coordinates="coords")
 register("hype", biases.HyperbolicBias, "hyperbolic bias −τ sinh(μ d) on N-D distance",
-         needs="coords", coordinates="coords")
+         coordinates="coords")
 register("t5_bias", biases.T5Bias, "T5 bucketed relative bias on the index",
          coordinates="index")
-register("t5_bias_nd", biases.T5Bias, "T5 bucketed relative bias, per axis", needs="coords",
-         coordinates="coords")
+register("t5_bias_nd", biases.T5Bias, "T5 bucketed relative bias, per axis", coordinates="coords")
 register("rel_bias_clipped", biases.ClippedBias, "clipped relative bias table, per axis")
 register("irpe_bias", biases.IRPE, "iRPE bias mode (piecewise index, 2-D methods in N-D)")
 register("irpe_contextual", biases.IRPEContextual, "iRPE contextual mode (q · r_ij in keys)")
@@ -131,7 +132,7 @@ register("positional_attention", untied.PositionalAttention,
 register("urpe", post_softmax.URPE, "URPE: probabilities × learnable Toeplitz (index)",
          coordinates="index")
 register("urpe_nd", post_softmax.URPE, "URPE: probabilities × multi-level Toeplitz (N-D)",
-         needs="coords", coordinates="coords", max_distance=8)
+         coordinates="coords", max_distance=8)
 # ---- beyond the literature ------------------------------------------------------------------
 register("learned_coords", learned_coords.LearnedCoords,
          "learned coordinates → any coordinate PE (field inner)")
@@ -167,17 +168,43 @@ def pe_kwargs(pe_config) -> dict[str, Any]:
                         f"that PE's own fields)")
   if "init" in given and given["init"] not in INIT_FAMILIES:
     raise ConfigError("model.pe.init", given["init"], f"one of {', '.join(INIT_FAMILIES)}")
+  if given.get("coordinates", COORDINATE_INPUTS[0]) not in COORDINATE_INPUTS:
+    raise ConfigError("model.pe.coordinates", given["coordinates"],
+                      f"one of {', '.join(COORDINATE_INPUTS)}")
   for key, value in spec.preset.items():
     if given.get(key, value) != value:
       raise ConfigError(f"model.pe.{key}", given[key], f"{value!r} for PE {spec.name!r}")
-  return {**allowed, **given}
+  kwargs = {**allowed, **given}
+  if "inner" in kwargs:
+    inner_spec(kwargs["inner"])
+  return kwargs
+
+
+def inner_spec(name) -> PESpec:
+  """The PE that learned coordinates feed (``model.pe.inner``): a registered PE that reads
+  coordinates."""
+  coordinate_pes = sorted(n for n, s in REGISTRY.items() if s.needs == "coords")
+  if name not in coordinate_pes:
+    raise ConfigError("model.pe.inner", name,
+                      f"a registered PE that reads coordinates: {', '.join(coordinate_pes)}")
+  return REGISTRY[name]
 
 
 def build_pe(pe_config, *, width: int, num_heads: int, num_tokens: int,
              init_scale: Any = 1.0) -> PositionalEncoding:
+  """The PE module of config.model.pe. A field ``inner`` (learned coordinates) becomes that PE,
+  with its registered defaults and this PE's σ and initializer family."""
   spec = get_spec(pe_config.name)
-  return spec.module(width=width, num_heads=num_heads, num_tokens=num_tokens,
-                     init_scale=init_scale, **pe_kwargs(pe_config))
+  kwargs = pe_kwargs(pe_config)
+  model_fields = dict(width=width, num_heads=num_heads, num_tokens=num_tokens,
+                      init_scale=init_scale)
+  if "inner" in kwargs:
+    inner = inner_spec(kwargs["inner"])
+    inner_fields = {**inner.config_fields(), "init": kwargs["init"],
+                    "native_scale": kwargs["native_scale"]}
+    # parent=None: the outer PE adopts it as its submodule 'inner', wherever build_pe is called.
+    kwargs["inner"] = inner.module(**model_fields, **inner_fields, parent=None)
+  return spec.module(**model_fields, **kwargs)
 
 
 def check_pe_for_task(config, positions) -> None:

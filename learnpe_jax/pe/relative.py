@@ -108,7 +108,6 @@ class RelativeTable(PositionalEncoding):
   target: str = "bias"          # 'bias' | 'keys' | 'keys_values' | 'probs_scale'
   per_head: bool = False        # keys/values: one table per head
 
-  needs = "index"
   learnable = True
   scaled_params = ("bias_", "rel_k_", "rel_v_", "scale_delta_")
 
@@ -184,7 +183,6 @@ class ShawRelative(RelativeTable):
   target: str = "keys_values"
   mechanism = "rel_k+rel_v"
   scaled_params = ("rel_k_", "rel_v_")
-  needs = "coords"
   paper = "Shaw et al. 2018 (1803.02155)"
 
 
@@ -204,7 +202,6 @@ class LFHCRelative(RelativeTable):
   target: str = "keys_values"
   mechanism = "rel_k+rel_v"
   scaled_params = ("rel_k_", "rel_v_")
-  needs = "coords"
   paper = "Qu et al. 2021 (EMNLP, LFHC-RPE)"
 
 
@@ -224,7 +221,6 @@ class XLRelative(PositionalEncoding):
   extent: float = 4.0           # gcdf: centres span ±extent units
 
   mechanism = "rel_k+content_bias"
-  needs = "coords"
   learnable = True
   paper = "Dai et al. 2019 (1901.02860)"
   scaled_params = ("w_r_", "u_", "v_")

@@ -77,7 +77,6 @@ class Rotary(PositionalEncoding):
   pairing: str = "interleaved"
 
   mechanism = "rotate"
-  needs = "index"
   paper = "Su et al. 2021 (2104.09864)"
 
   def num_pairs(self) -> int:
@@ -112,7 +111,6 @@ class AxialRotary(Rotary):
 
   coordinates: str = "coords"
   base: float = 100.0
-  needs = "coords"
   paper = "Heo et al. 2024 (2403.13298)"
 
 
@@ -169,7 +167,6 @@ class MixedRotary(Rotary):
   base: float = 10.0
   seed: int = 0
 
-  needs = "coords"
   learnable = True
   paper = "Heo et al. 2024 (2403.13298)"
   scaled_params = ("freq_delta_",)
@@ -213,7 +210,6 @@ class GridCellRotary(Rotary):
   coordinates: str = "coords"
   min_wavelength: float = 2.0
 
-  needs = "coords"
   paper = "Li et al. 2024 (2406.07049)"
 
   def frequencies(self, x_ND, block_index):

@@ -28,7 +28,7 @@ class TUPE(PositionalEncoding):
   content_logits: bool = True
 
   mechanism = "pos_logits"
-  needs = "index"
+  reads = "index"
   learnable = True
   paper = "Ke et al. 2021 (2006.15595)"
   scaled_params = ("pos_table", "t5_")
@@ -73,7 +73,7 @@ class DIETAbs(PositionalEncoding):
   rank: int = 16
 
   mechanism = "pos_logits"
-  needs = "index"
+  reads = "index"
   learnable = True
   paper = "Chen et al. 2021 (2104.08698)"
   scaled_params = ("diet_",)

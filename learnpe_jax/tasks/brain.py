@@ -46,8 +46,10 @@ import numpy as np
 
 from learnpe_jax.errors import DataError
 from learnpe_jax.positions import Positions
-from learnpe_jax.tasks import brain_generate, netsim
+from learnpe_jax.tasks import brain_generate
 from learnpe_jax.tasks.base import TaskData
+from learnpe_jax.tasks.timeseries import (make_split, min_time_points, target_variance,
+                                          validate_timeseries, zscore)
 
 SOURCES = ("hcp", "synthetic")
 ARRAY_EXTS = (".npy", ".npz", ".h5", ".hdf5", ".mat")
@@ -257,48 +259,6 @@ def read_names(path: str) -> np.ndarray:
     return np.array([ln.strip() for ln in f if ln.strip()])
 
 
-def validate_timeseries(x: np.ndarray, path: str, names, need_time_points: int) -> np.ndarray:
-  """float64[S, T, N] from a T×N or S×T×N array; a DataError for every problem listed above."""
-  if x.dtype.kind not in "biuf":
-    raise DataError(f"{path}: expected numbers, got an array of dtype {x.dtype}")
-  if x.ndim == 2:
-    x = x[None]
-  if x.ndim != 3 or min(x.shape) == 0:
-    raise DataError(f"{path}: expected a T×N or subjects×T×N array, got shape {x.shape}")
-  x = x.astype(np.float64)
-  s, t, n = x.shape
-  bad = ~np.isfinite(x)
-  if bad.any():
-    i = np.argwhere(bad)[0]
-    raise DataError(f"{path}: {int(bad.sum())} NaN/Inf value(s) (first at subject {i[0]}, "
-                    f"time {i[1]}, region {i[2]})")
-  if n < 2:
-    raise DataError(f"{path}: {n} region(s); need at least 2 (is the array N×T instead of T×N?)")
-  if t < need_time_points:
-    raise DataError(f"{path}: {t} time points per subject; the task needs at least "
-                    f"{need_time_points} (is the array N×T instead of T×N?)")
-  if names is not None and len(names) != n:
-    raise DataError(f"{path}: {len(names)} region names for {n} regions")
-  const = np.ptp(x, axis=1) == 0  # [S, N]
-  if const.any():
-    si, ri = np.argwhere(const)[0]
-    region = names[ri] if names is not None else ri
-    raise DataError(f"{path}: region {region} is constant over time (subject {si}); "
-                    f"{int(const.any(0).sum())} constant region(s) in all")
-  return x
-
-
-def zscore(x_STN: np.ndarray, ref_STN: np.ndarray | None = None) -> np.ndarray:
-  ref = x_STN if ref_STN is None else ref_STN
-  mu, sd = ref.mean(1, keepdims=True), ref.std(1, keepdims=True)
-  return ((x_STN - mu) / np.maximum(sd, 1e-12)).astype(np.float32)
-
-
-def min_time_points(mode: str, context_steps: int) -> int:
-  """Per subject (or per segment): masked needs 2 (to z-score), next_step context + 2."""
-  return context_steps + 2 if mode == "next_step" else 2
-
-
 def load_real(d, atlas_loader=None) -> dict:
   """The user's data: {'train', 'test' [S, T, N] z-scored, 'coords' [N, 3], 'networks' or None,
   'names' or None} (see module docstring)."""
@@ -424,9 +384,9 @@ def load_task(config) -> TaskData:
   mode = d.get("mode", "masked")
   rng = np.random.default_rng(d.get("seed", 0) + 1)
   extra = ("test_time",) if "test_time" in raw else ()
-  splits = {name: netsim.make_split(raw[name], mode, d.get("context_steps", 1),
-                                    d.get("mask_fraction", 0.25), rng,
-                                    d.get(f"max_{'test' if name in extra else name}_examples", 0))
+  splits = {name: make_split(raw[name], mode, d.get("context_steps", 1),
+                             d.get("mask_fraction", 0.25), rng,
+                             d.get(f"max_{'test' if name in extra else name}_examples", 0))
             for name in ("train", "test") + extra}
   coords = raw["coords"]
   measures = None
@@ -437,7 +397,7 @@ def load_task(config) -> TaskData:
       name="brain", kind="regression", train=splits["train"], test=splits["test"],
       positions=Positions(index=np.arange(len(coords), dtype=np.int32), coords=coords),
       coords_known=bool(d.get("coords_known", False)), num_outputs=1, level_names=("all",),
-      modules=raw["networks"], target_variance=netsim.target_variance(splits["test"]),
+      modules=raw["networks"], target_variance=target_variance(splits["test"]),
       extra_eval={name: splits[name] for name in extra}, pe_measures=measures)
   # For the figures and notebooks: region names, the group FC and its communities' names.
   task.region_names = raw.get("names")

