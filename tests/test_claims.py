@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from experiments import RESULTS_DIR, results_doc, runner, stats
+from experiments import RESULTS_DIR, results_doc, stats
 from experiments import claim1_lst_geometry as claim1
 from experiments import claim4_netsim as claim4
 from experiments import claim5_brain as claim5
