@@ -160,6 +160,7 @@ def test_kept_tables_are_what_the_code_makes_of_their_numbers(claim):
   assert len(differ) == HAND_EDITED.get(claim.name, 0), differ
 
 
+@pytest.mark.e2e
 def test_a_claim_trains_tabulates_and_regathers(tmp_path, data_dir):
   """A smoke-sized claim through cli.main: trains, writes table.md/json + figure; a second call
   retrains nothing and gives the same table."""

@@ -11,6 +11,7 @@ import pytest
 from tests.helpers import ROOT
 
 
+@pytest.mark.e2e
 def test_launcher_runs_resumes_and_gathers(tmp_path, data_dir):
   common = {"data.data_dir": data_dir, "train.num_steps": 50, "train.eval_every": 50,
             "train.checkpoint_every": 50, "sweep.seeds": [0]}
@@ -49,6 +50,7 @@ def _launch(*args, env=None):
                         capture_output=True, text=True, env=env, timeout=300)
 
 
+@pytest.mark.e2e
 def test_commands_for_tpu_vms_and_a_slurm_array(tmp_path):
   jobs = [{"name": f"pe_{n}", "config": f"configs/grid2d.py:pe={n},paper"}
           for n in ("learned", "sinusoidal_nd", "rope")]
@@ -93,6 +95,7 @@ def test_commands_for_tpu_vms_and_a_slurm_array(tmp_path):
   assert stopped.returncode == 143 and stopped.stdout.count("learnpe_jax.main") == 1  # pre-empted
 
 
+@pytest.mark.e2e
 def test_gather_reads_finished_summaries_from_a_bucket(tmp_path):
   """--gather on a bucket (the fake remote filesystem) holding two finished jobs and one that is not."""
   jobs = [{"name": "paper/lst_learned", "config": "configs/grid2d.py:pe=learned,paper"},
@@ -117,6 +120,7 @@ def test_gather_reads_finished_summaries_from_a_bucket(tmp_path):
   assert "| 0.1 | 2 | 0.895 ± 0.007 | 0.790 ± 0.000 |" in md
 
 
+@pytest.mark.e2e
 def test_claim_jobs_at_paper_scale_go_through_the_launcher(tmp_path):
   claim1 = [sys.executable, "-m", "experiments.claim1_lst_geometry", "--scale=paper",
             "--root=gs://bucket/claims"]
@@ -139,6 +143,7 @@ def test_claim_jobs_at_paper_scale_go_through_the_launcher(tmp_path):
   assert "### paper/lst_learned" in gathered.stdout and (root / "table.md").exists()
 
 
+@pytest.mark.e2e
 def test_pe_benchmark_as_a_job_list(tmp_path):
   """pe_catalogue --write_jobs: each job's overrides give the config the benchmark trains."""
   from configs import grid2d
@@ -160,6 +165,7 @@ def test_pe_benchmark_as_a_job_list(tmp_path):
   assert "--workdir=gs://bucket/pe/rope" in lines[1] and "'--config.sweep.seeds=(0,1)'" in lines[1]
 
 
+@pytest.mark.e2e
 def test_a_failed_job_is_reported_and_the_others_run(tmp_path):
   """runner.run_jobs: a job that fails (here: its config file does not exist) does not stop the
   next; it is returned (check=False) or stops the program (check=True); its one-line error is in
