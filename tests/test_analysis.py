@@ -149,6 +149,7 @@ def analyzed(tmp_path_factory, data_dir):
   return workdir, data
 
 
+@pytest.mark.e2e
 def test_analyze_writes_every_file(analyzed):
   workdir, data = analyzed
   for name in ("analysis.json", "report.md", "report.html"):
@@ -165,6 +166,7 @@ def test_analyze_writes_every_file(analyzed):
   assert "| σ |" in md and '"pe_init_scale"' in md  # per-σ table and the config
 
 
+@pytest.mark.e2e
 def test_analysis_json_matches_the_run(analyzed):
   workdir, data = analyzed
   on_disk = json.load(open(os.path.join(workdir, "analysis.json")))
@@ -185,6 +187,7 @@ def test_analysis_json_matches_the_run(analyzed):
   assert {r["block"] for r in on_disk["by_sigma"]} == {0, 1}
 
 
+@pytest.mark.e2e
 def test_analyze_on_a_pe_without_vectors_gives_score_figures_only(tmp_path, data_dir):
   """A workdir holding only config.json (no checkpoint: the models at init), PE 'none'."""
   from configs import grid2d
@@ -198,6 +201,7 @@ def test_analyze_on_a_pe_without_vectors_gives_score_figures_only(tmp_path, data
   assert "adds no per-token vectors" in (tmp_path / "report.md").read_text()
 
 
+@pytest.mark.e2e
 def test_analyze_cli_bad_workdir_is_one_line_exit_2(tmp_path):
   r = subprocess.run([sys.executable, "-m", "learnpe_jax.analyze", f"--workdir={tmp_path}"],
                      capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -30,6 +30,7 @@ def _baseline(config, kind, bidirectional=False):
   return config
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("kind, bidirectional", [("lstm", False), ("gru", False), ("mlp", False),
                                                  ("lstm", True)])
 def test_each_baseline_trains_and_its_loss_decreases(smoke_config, kind, bidirectional):
@@ -53,6 +54,7 @@ def test_each_baseline_trains_and_its_loss_decreases(smoke_config, kind, bidirec
 
 
 
+@pytest.mark.e2e
 def test_vmapped_sigma_sweep_equals_single_runs_for_lstm(smoke_config):
   config = _baseline(smoke_config, "lstm")
   config.sweep.pe_init_scale = (0.05, 1.5)

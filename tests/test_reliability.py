@@ -90,6 +90,7 @@ def _train(config, chunks=2):
   return init, jax.device_get(state)
 
 
+@pytest.mark.e2e
 def test_diverging_model_is_frozen_and_others_are_bit_identical(smoke_config):
   smoke_config.train.chunk_steps = 25
   smoke_config.sweep.seeds = (0, 1)

@@ -14,6 +14,7 @@ from learnpe_jax.trainer import Trainer
 from tests.helpers import assert_sweep_equals_single_runs, run_main
 
 
+@pytest.mark.e2e
 def test_vmapped_sweep_equals_loop_of_single_model_runs(smoke_config):
   config = smoke_config
   config.sweep.pe_init_scale = (0.05, 1.5)
@@ -25,6 +26,7 @@ def test_vmapped_sweep_equals_loop_of_single_model_runs(smoke_config):
   assert not np.allclose(pe[0], pe[1]) and not np.allclose(pe[0], pe[2])
 
 
+@pytest.mark.e2e
 def test_every_model_layout_trains_the_same_models(smoke_config):
   """Groups one after another (``models_per_group``) and independent streams inside a group
   (``parallel_streams``) change only how the models are scheduled, not what they compute."""
