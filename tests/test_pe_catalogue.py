@@ -113,57 +113,6 @@ def test_every_pe_in_the_full_encoder(name):
     _forward_and_grad(make_encoder(name, positions), tokens_for(positions), positions, name, kind)
 
 
-# ---- attention for a few query rows equals the full attention's rows --------------------------
-class LastRowAttention(nn.Module):
-  """One attention layer asked for every row and for the last row alone (same parameters)."""
-
-  pe: nn.Module
-
-  @nn.compact
-  def __call__(self, x_BNW, positions):
-    self.pe.check(positions, [0, 1])
-    terms = self.pe(positions, 1, x_BNW)  # block 1: PEG acts from there
-    x_BNW = x_BNW + terms.add if terms.add is not None else x_BNW
-    attn = SelfAttention(HEADS, name="attention")
-    return attn(x_BNW, terms), attn(x_BNW, terms, slice(-1, None))
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_query_rows_equal_the_full_attention_rows(name):
-  """Every PE's terms sliced to the query rows give the rows of the full attention (the encoder's
-  last block computes only the read-out token this way)."""
-  positions = as_jnp(positions_of("2d"))
-  model = LastRowAttention(make_mini(name, positions).pe)
-  x = stream_for(positions)
-  variables = model.init(jax.random.PRNGKey(1), x, positions)
-  full, last = model.apply(variables, x, positions)
-  assert last.shape == (x.shape[0], 1, WIDTH)
-  np.testing.assert_allclose(last, full[:, -1:], rtol=1e-5, atol=1e-6, err_msg=name)
-
-
-@pytest.mark.parametrize("norm", ["post", "pre"])
-def test_encoder_skipping_unread_tokens_is_exact(norm):
-  """Readout 'last': the last block computing the last token alone gives the same outputs and
-  gradients as the full computation."""
-  positions = as_jnp(positions_of("2d"))
-  pe = build_pe(default_pe_config("learned"), width=WIDTH, num_heads=HEADS, num_tokens=16,
-                init_scale=0.5)
-  make = lambda skip: Encoder(pe=pe, width=WIDTH, depth=3, num_heads=HEADS, mlp_ratio=2,
-                              num_outputs=2, norm=norm, exact_shortcuts=skip)
-  x = tokens_for(positions, batch=4)
-  params = make(True).init(jax.random.PRNGKey(0), x, positions)
-  loss = lambda skip: lambda p: jnp.sum(make(skip).apply(p, x, positions) ** 2)
-  out_skip, grad_skip = jax.value_and_grad(loss(True))(params)
-  out_full, grad_full = jax.value_and_grad(loss(False))(params)
-  np.testing.assert_allclose(out_skip, out_full, rtol=1e-5)
-  for a, b in zip(jax.tree.leaves(grad_skip), jax.tree.leaves(grad_full), strict=True):
-    np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
-  # the skipped rows are really skipped: the compiled forward does fewer FLOPs
-  flops = lambda skip: jax.jit(lambda p: make(skip).apply(p, x, positions)).lower(
-      params).compile().cost_analysis()["flops"]
-  assert flops(True) < 0.9 * flops(False)
-
-
 # ---- σ scales every learnable PE's init -----------------------------------------------------
 @pytest.mark.parametrize("name", LEARNABLE)
 def test_learnable_init_norm_scales_with_sigma(name):

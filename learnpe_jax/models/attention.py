@@ -10,25 +10,73 @@ With q_i, k_j, v_j per head (dimension Dh) and the fields of ``PositionalTerms``
 Each term is applied only when the PE set it, so a PE never edits this block. ``rel_k``/``rel_v``
 are shared by the heads ([N, N, Dh]) or per head ([H, N, N, Dh]).
 
-``query_rows`` (a slice of the N tokens) computes the outputs of those queries only, against all
-keys: the same numbers as slicing the full output, for a fraction of the cost (the key and value
-projections are folded into the few queries unless a rotation needs the keys themselves). The
-encoder uses it in its last block when only the last token is read out. ``x`` may be an ``Affine``
-of the token features (``models/projections.py``), whose q/k/v projections are cheaper.
+``attend`` applies the terms, given the queries and how they meet the keys and values
+(``Contractions``: q·k, u·k and p·v); it is the only place that reads them, so a new hook is
+written there once. ``models/shortcuts.py`` calls it with contractions that never form k and v.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Callable
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from learnpe_jax.models.projections import Affine, DenseWeights, project
+from learnpe_jax.models.projections import DenseWeights, project
 from learnpe_jax.pe.base import PositionalTerms
+
+
+@dataclasses.dataclass(frozen=True)
+class Contractions:
+  """How queries meet the ``num_keys`` keys and values (B batch, H heads, Nq queries, N keys)."""
+
+  num_keys: int
+  q_dot_k: Callable[[jax.Array], jax.Array]  # q [B, Nq, H, Dh] → Σ_d q·k [B, H, Nq, N]
+  u_dot_k: Callable[[jax.Array], jax.Array]  # u [H, Dh] → Σ_d u·k [B, H, N]
+  p_dot_v: Callable[[jax.Array], jax.Array]  # p [B, H, Nq, N] → Σ_j p·v [B, Nq, H, Dh]
+
+
+def key_value_contractions(k_BNHK, v_BNHK) -> Contractions:
+  """The contractions with keys and values given as arrays [B, N, H, Dh]."""
+  return Contractions(
+      num_keys=k_BNHK.shape[1],
+      q_dot_k=lambda q: jnp.einsum("bnhk,bmhk->bhnm", q, k_BNHK),
+      u_dot_k=lambda u: jnp.einsum("hk,bmhk->bhm", u, k_BNHK),
+      p_dot_v=lambda p: jnp.einsum("bhnm,bmhk->bnhk", p, v_BNHK))
 
 
 def _rel_einsum(x, rel, spec_shared, spec_heads):
   return jnp.einsum(spec_heads if rel.ndim == 4 else spec_shared, x, rel.astype(x.dtype))
+
+
+def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype) -> jax.Array:
+  """out [B, Nq, H, Dh] of the formula above for the queries q (rotated already), every field of
+  ``terms`` but ``add`` and ``rotate`` given for these query rows ([.., Nq, N(, Dh)])."""
+  batch, n_q, num_heads, head_dim = q_BQHK.shape
+  if terms.content_logits:
+    logits_BHQN = keys.q_dot_k(q_BQHK)
+  else:
+    logits_BHQN = jnp.zeros((batch, num_heads, n_q, keys.num_keys), dtype)
+  if terms.rel_k is not None:
+    logits_BHQN = logits_BHQN + _rel_einsum(q_BQHK, terms.rel_k, "bnhk,nmk->bhnm",
+                                            "bnhk,hnmk->bhnm")
+  if terms.content_bias is not None:
+    logits_BHQN = logits_BHQN + keys.u_dot_k(terms.content_bias.astype(dtype))[:, :, None, :]
+  logits_BHQN = logits_BHQN / jnp.sqrt(head_dim).astype(dtype)
+  if terms.logit_bias is not None:
+    logits_BHQN = logits_BHQN + terms.logit_bias.astype(dtype)
+  if terms.pos_logits is not None:
+    logits_BHQN = logits_BHQN + terms.pos_logits.astype(dtype)
+  probs_BHQN = jax.nn.softmax(logits_BHQN.astype(jnp.float32), axis=-1).astype(dtype)
+  if terms.probs_scale is not None:
+    probs_BHQN = probs_BHQN * terms.probs_scale.astype(dtype)
+  out_BQHK = keys.p_dot_v(probs_BHQN)
+  if terms.rel_v is not None:
+    out_BQHK = out_BQHK + _rel_einsum(probs_BHQN, terms.rel_v, "bhnm,nmk->bnhk",
+                                      "bhnm,hnmk->bnhk")
+  return out_BQHK
 
 
 class SelfAttention(nn.Module):
@@ -36,58 +84,25 @@ class SelfAttention(nn.Module):
   dtype: jnp.dtype = jnp.float32
 
   @nn.compact
-  def __call__(self, x_BNW, terms: PositionalTerms, query_rows: slice | None = None) -> jax.Array:
-    """x_BNW [B, N, W] (or an ``Affine`` of the token features) → [B, N, W], or [B, rows, W]."""
+  def __call__(self, x_BNW, terms: PositionalTerms) -> jax.Array:
+    """x_BNW [B, N, W] → [B, N, W]."""
     width = x_BNW.shape[-1]
-    head_dim = width // self.num_heads
-    weights = lambda name, bias=True: DenseWeights((self.num_heads, head_dim), bias, self.dtype,
-                                                   name=name)(width)
+    (wq_WHK, bq_HK), (wk_WHK, _), (wv_WHK, bv_HK) = self.projection_weights(width)
+    q_BNHK, k_BNHK = project(x_BNW, wq_WHK, bq_HK), project(x_BNW, wk_WHK)
+    v_BNHK = project(x_BNW, wv_WHK, bv_HK)
+    if terms.rotate is not None:
+      q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
+    out_BNHK = attend(q_BNHK, terms, key_value_contractions(k_BNHK, v_BNHK), self.dtype)
+    return self.output_projection(out_BNHK, width)
+
+  def projection_weights(self, width: int):
+    """(kernel [W, H, Dh], bias [H, Dh]) of the query, key (no bias) and value projections."""
+    weights = lambda name, bias=True: DenseWeights(
+        (self.num_heads, width // self.num_heads), bias, self.dtype, name=name)(width)
     # No key bias: it adds q_i·b to every logit of row i, which softmax cancels; its gradient is
     # exactly zero, and Adam would turn the roundoff in it into full-size steps.
-    (wq_WHK, bq_HK), (wk_WHK, _), (wv_WHK, bv_HK) = (
-        weights("query"), weights("key", bias=False), weights("value"))
-    if query_rows is not None and terms.rotate is None and not isinstance(x_BNW, Affine):
-      # A few query rows: fold the key and value projections into them, never forming k or v
-      # for all N tokens:  q_i·k_j = (Wk q_i)·x_j,  Σ_j p_ij v_j = Wvᵀ(Σ_j p_ij x_j) + (Σ_j p_ij) b_v.
-      q_BNHK = project(x_BNW[:, query_rows], wq_WHK, bq_HK)
-      q_dot_k = lambda q: jnp.einsum("bnhw,bmw->bhnm", jnp.einsum("bnhk,whk->bnhw", q, wk_WHK),
-                                     x_BNW)
-      u_dot_k = lambda u: jnp.einsum("hw,bmw->bhm", jnp.einsum("hk,whk->hw", u, wk_WHK), x_BNW)
-      p_dot_v = lambda p: (jnp.einsum("bhnw,whk->bnhk", jnp.einsum("bhnm,bmw->bhnw", p, x_BNW),
-                                      wv_WHK)
-                           + jnp.einsum("bhnm->bnh", p)[..., None] * bv_HK)
-    else:
-      q_BNHK, k_BNHK = project(x_BNW, wq_WHK, bq_HK), project(x_BNW, wk_WHK)
-      v_BNHK = project(x_BNW, wv_WHK, bv_HK)
-      if terms.rotate is not None:
-        q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
-      if query_rows is not None:
-        q_BNHK = q_BNHK[:, query_rows]
-      q_dot_k = lambda q: jnp.einsum("bnhk,bmhk->bhnm", q, k_BNHK)
-      u_dot_k = lambda u: jnp.einsum("hk,bmhk->bhm", u, k_BNHK)
-      p_dot_v = lambda p: jnp.einsum("bhnm,bmhk->bnhk", p, v_BNHK)
-    if query_rows is not None:
-      terms = terms.for_query_rows(query_rows)
-    batch, n_q, n = x_BNW.shape[0], q_BNHK.shape[1], x_BNW.shape[1]
-    if terms.content_logits:
-      logits_BHNN = q_dot_k(q_BNHK)
-    else:
-      logits_BHNN = jnp.zeros((batch, self.num_heads, n_q, n), self.dtype)
-    if terms.rel_k is not None:
-      logits_BHNN = logits_BHNN + _rel_einsum(q_BNHK, terms.rel_k, "bnhk,nmk->bhnm",
-                                              "bnhk,hnmk->bhnm")
-    if terms.content_bias is not None:
-      logits_BHNN = logits_BHNN + u_dot_k(terms.content_bias.astype(self.dtype))[:, :, None, :]
-    logits_BHNN = logits_BHNN / jnp.sqrt(head_dim).astype(self.dtype)
-    if terms.logit_bias is not None:
-      logits_BHNN = logits_BHNN + terms.logit_bias.astype(self.dtype)
-    if terms.pos_logits is not None:
-      logits_BHNN = logits_BHNN + terms.pos_logits.astype(self.dtype)
-    probs_BHNN = jax.nn.softmax(logits_BHNN.astype(jnp.float32), axis=-1).astype(self.dtype)
-    if terms.probs_scale is not None:
-      probs_BHNN = probs_BHNN * terms.probs_scale.astype(self.dtype)
-    out_BNHK = p_dot_v(probs_BHNN)
-    if terms.rel_v is not None:
-      out_BNHK = out_BNHK + _rel_einsum(probs_BHNN, terms.rel_v, "bhnm,nmk->bnhk",
-                                        "bhnm,hnmk->bnhk")
+    return weights("query"), weights("key", bias=False), weights("value")
+
+  def output_projection(self, out_BNHK, width: int) -> jax.Array:
+    """[B, N, H, Dh] → [B, N, W]."""
     return nn.DenseGeneral(width, axis=(-2, -1), dtype=self.dtype, name="out")(out_BNHK)

@@ -2,9 +2,12 @@
 pluggable PE.
 
 Defaults match the companion code: Linear(F→W) token embedding; post-LayerNorm blocks
-    h = LN(x + Attn(x));   x' = LN(h + MLP(h)),   MLP = W→4W→W with GELU,
+    h = LN(x + Attn(x));   x' = LN(h + MLP(h)),   MLP = W→4W→W with GELU     (models/block.py),
 a PE's ``add`` term added to the input of every block (one PE per block, or shared, or only at the
 input), readout from the last token → Linear(W→outputs).
+
+With ``exact_shortcuts`` (the default) the blocks come from ``models/shortcuts.py`` instead: the
+same function and parameters for fewer FLOPs. Without it the encoder runs the plain ``Block``.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from learnpe_jax.models.attention import SelfAttention
-from learnpe_jax.models.projections import Affine, DenseWeights, project
-from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
+from learnpe_jax.models import shortcuts
+from learnpe_jax.models.block import Block
+from learnpe_jax.models.projections import DenseWeights, project
+from learnpe_jax.pe.base import NO_TERMS
 from learnpe_jax.pe.module import PositionalEncoding
 from learnpe_jax.pe.placement import pe_block_indices
 from learnpe_jax.positions import Positions
@@ -32,33 +36,6 @@ def pool(x_BNW, readout: str, query_index_B=None):
   if readout == "mean":
     return x_BNW.mean(axis=1)
   return jnp.take_along_axis(x_BNW, query_index_B[:, None, None], axis=1)[:, 0]
-
-class Block(nn.Module):
-  num_heads: int
-  mlp_ratio: int
-  norm: str
-  dtype: jnp.dtype = jnp.float32
-
-  @nn.compact
-  def __call__(self, x_BNW, terms: PositionalTerms, query_rows: slice | None = None,
-               x_affine: Affine | None = None):
-    """[B, N, W] → [B, N, W], or [B, rows, W] for the tokens ``query_rows`` only. ``x_affine``:
-    the same input as an ``Affine`` of the token features, for the (post-norm) attention."""
-    width = x_BNW.shape[-1]
-    x_rows = x_BNW if query_rows is None else x_BNW[:, query_rows]
-    attn = SelfAttention(self.num_heads, self.dtype, name="attention")
-
-    def mlp(h):
-      h = nn.Dense(self.mlp_ratio * width, dtype=self.dtype, name="mlp_in")(h)
-      return nn.Dense(width, dtype=self.dtype, name="mlp_out")(nn.gelu(h, approximate=False))
-
-    ln1, ln2 = nn.LayerNorm(dtype=self.dtype, name="ln_attn"), nn.LayerNorm(dtype=self.dtype,
-                                                                            name="ln_mlp")
-    if self.norm == "post":
-      h = ln1(x_rows + attn(x_BNW if x_affine is None else x_affine, terms, query_rows))
-      return ln2(h + mlp(h))
-    h = x_rows + attn(ln1(x_BNW), terms, query_rows)
-    return h + mlp(ln2(h))
 
 
 class Encoder(nn.Module):
@@ -87,8 +64,9 @@ class Encoder(nn.Module):
   # Out-of-distribution probe: Gaussian noise of this sd added to the input of every block
   # (needs an rng stream 'noise' when > 0).
   block_noise_sd: float = 0.0
-  # Exact shortcuts (same function, fewer FLOPs): with readout 'last' the last block computes the
-  # last token only; under post-norm the first block's projections factor through the features.
+  # Exact shortcuts (same function, fewer FLOPs; models/shortcuts.py): with readout 'last' the last
+  # block computes the last token only; under post-norm the first block's projections factor
+  # through the token features.
   exact_shortcuts: bool = True
 
   def pe_blocks(self) -> list[int]:
@@ -109,11 +87,6 @@ class Encoder(nn.Module):
     embed = DenseWeights((self.width,), dtype=self.dtype, name="embed")(tokens_BNF.shape[-1])
     tokens_BNF = tokens_BNF.astype(self.dtype)
     x_BNW = project(tokens_BNF, *embed)
-    # Post-norm: the first block's attention sees its input only through its q/k/v projections,
-    # and that input is affine in the F token features (embedding + PE), so the projections
-    # factor through them (exact; F·W instead of W·W multiply-adds per token when F < W).
-    factor_first = (self.exact_shortcuts and self.norm == "post" and self.block_noise_sd == 0
-                    and tokens_BNF.shape[-1] < self.width)
     for b in range(self.depth):
       terms = NO_TERMS
       if b == 0 or self.pe_placement == "every_block":
@@ -124,15 +97,11 @@ class Encoder(nn.Module):
       if self.block_noise_sd > 0:
         noise = jax.random.normal(self.make_rng("noise"), x_BNW.shape, x_BNW.dtype)
         x_BNW = x_BNW + self.block_noise_sd * noise
-      # Only the last token is read out: the last block computes that token's output alone
-      # (attending to every token). Same numbers, ~20% fewer FLOPs at depth 4.
-      last_only = self.readout == "last" and b == self.depth - 1 and self.exact_shortcuts
-      x_affine = None
-      if b == 0 and factor_first and (terms.add is None or terms.add.ndim == 2):
-        x_affine = Affine(tokens_BNF, embed[0], embed[1] if terms.add is None else
-                          embed[1] + terms.add.astype(self.dtype))
-      x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype, name=f"block_{b}")(
-          x_BNW, terms, slice(-1, None) if last_only else None, x_affine)
+      if self.exact_shortcuts:
+        x_BNW = shortcuts.encoder_block(self, b, x_BNW, terms, tokens_BNF, embed)
+      else:
+        x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype, name=f"block_{b}")(
+            x_BNW, terms)
     if self.readout == "tokens":
       return nn.Dense(self.num_outputs, name="head")(x_BNW).astype(jnp.float32)
     return nn.Dense(self.num_outputs, name="head")(

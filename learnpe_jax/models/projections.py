@@ -1,21 +1,14 @@
-"""Linear projections written so that exact algebraic shortcuts can skip work.
+"""Linear projections whose weights are handed out unapplied.
 
 ``DenseWeights`` creates the kernel and bias of ``nn.DenseGeneral`` (same names, shapes and
-initial values, so checkpoints and seeds are unchanged) and returns them unapplied, in the
-computation dtype.
-
-``Affine`` is a block input that is an affine function of the raw token features,
-    x_bnw = Σ_f tokens_bnf · weight_fw + offset_nw
-(the encoder's first block under post-norm: embedding + bias + an absolute PE). Projecting it,
-    x·K + c = tokens·(weight·K) + (offset·K + c),
-costs F·W·D per token instead of W·D when F (the token features, 5 in the LST task) is small.
+initial values, so checkpoints and seeds are unchanged) and returns them, in the computation dtype;
+``project`` applies them. The embedding and the attention's q/k/v are made this way so that the
+exact shortcuts (``models/shortcuts.py``) can fold the same weights into cheaper products.
 """
 
 from __future__ import annotations
 
 import flax.linen as nn
-import flax.struct
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -42,24 +35,7 @@ class DenseWeights(nn.Module):
     return kernel.astype(self.dtype), bias.astype(self.dtype)
 
 
-@flax.struct.dataclass
-class Affine:
-  """x[b, n, w] = tokens[b, n, :] · weight[:, w] + offset[n, w] (offset [N, W] or [W])."""
-
-  tokens_BNF: jax.Array
-  weight_FW: jax.Array
-  offset: jax.Array
-
-  @property
-  def shape(self):
-    return self.tokens_BNF.shape[:-1] + self.weight_FW.shape[-1:]
-
-
 def project(x, kernel_WD, bias_D=None):
-  """x · kernel (+ bias) over the last axis of x (kernel [W, *D]); x an array or an ``Affine``."""
-  add_bias = lambda y: y if bias_D is None else y + bias_D
-  if isinstance(x, Affine):
-    weight = jnp.tensordot(x.weight_FW, kernel_WD, axes=1)
-    offset = add_bias(jnp.tensordot(x.offset, kernel_WD, axes=1))
-    return jnp.tensordot(x.tokens_BNF, weight, axes=1) + offset
-  return add_bias(jnp.tensordot(x, kernel_WD, axes=1))
+  """x · kernel (+ bias) over the last axis of x (kernel [W, *D])."""
+  y = jnp.tensordot(x, kernel_WD, axes=1)
+  return y if bias_D is None else y + bias_D

@@ -48,14 +48,5 @@ class PositionalTerms:
   pos_logits: jax.Array | None = None
   content_logits: bool = flax.struct.field(pytree_node=False, default=True)
 
-  def for_query_rows(self, rows: slice) -> "PositionalTerms":
-    """These terms for the queries ``rows`` only (the query axis of every [.., N_q, N_k(, Dh)]
-    field sliced); ``add`` and ``rotate`` act on whole blocks and stay as they are."""
-    qk = lambda t: None if t is None else t[..., rows, :]
-    qkd = lambda t: None if t is None else t[..., rows, :, :]
-    return self.replace(logit_bias=qk(self.logit_bias), probs_scale=qk(self.probs_scale),
-                        pos_logits=qk(self.pos_logits), rel_k=qkd(self.rel_k),
-                        rel_v=qkd(self.rel_v))
-
 
 NO_TERMS = PositionalTerms()

@@ -1,0 +1,41 @@
+"""One block of the encoder (``models/encoder.py``), the companion code's:
+    post-norm:  h = LN(x + Attn(x));   x' = LN(h + MLP(h))
+    pre-norm:   h = x + Attn(LN(x));   x' = h + MLP(LN(h))
+with MLP = W → mlp_ratio·W → W and (exact) GELU; Attn is ``SelfAttention`` with the block's
+``PositionalTerms``.
+"""
+
+from __future__ import annotations
+
+import flax.linen as nn
+import jax.numpy as jnp
+
+from learnpe_jax.models.attention import SelfAttention
+from learnpe_jax.pe.base import PositionalTerms
+
+
+class Block(nn.Module):
+  num_heads: int
+  mlp_ratio: int
+  norm: str  # 'post' | 'pre'
+  dtype: jnp.dtype = jnp.float32
+
+  @nn.compact
+  def __call__(self, x_BNW, terms: PositionalTerms):
+    """[B, N, W] → [B, N, W]."""
+    attention = SelfAttention(self.num_heads, self.dtype, name="attention")
+    ln_attn, ln_mlp = self.layer_norms()
+    if self.norm == "post":
+      h = ln_attn(x_BNW + attention(x_BNW, terms))
+      return ln_mlp(h + self.mlp(h))
+    h = x_BNW + attention(ln_attn(x_BNW), terms)
+    return h + self.mlp(ln_mlp(h))
+
+  def layer_norms(self):
+    return (nn.LayerNorm(dtype=self.dtype, name="ln_attn"),
+            nn.LayerNorm(dtype=self.dtype, name="ln_mlp"))
+
+  def mlp(self, h):
+    width = h.shape[-1]
+    h = nn.Dense(self.mlp_ratio * width, dtype=self.dtype, name="mlp_in")(h)
+    return nn.Dense(width, dtype=self.dtype, name="mlp_out")(nn.gelu(h, approximate=False))
