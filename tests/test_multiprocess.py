@@ -66,6 +66,7 @@ def test_two_process_sweep_equals_single_process(single, pair):
   assert written == ["checkpoints", "config.json", "metrics.jsonl", "summary.json"]
 
 
+@pytest.mark.slow  # ~1.5 min; tests/test_reliability.py covers SIGTERM and resume in one process
 def test_sigterm_to_one_process_stops_both_at_one_step_and_resumes(tmp_path, data_dir, single,
                                                                     pair):
   data = f"--config.data.data_dir={data_dir}"
