@@ -31,8 +31,8 @@ SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
 
 
 def _probe(name: str, description: str, **overrides) -> tuple[Job, str]:
-  base = (("data.generator", "pluck"), ("sweep.seeds", (0,)))
-  job = Job(name=name, config="configs/grid2d.py", overrides=base + tuple(overrides.items()))
+  overrides = {"data.generator": "pluck", "sweep.seeds": (0,)} | overrides
+  job = Job(name=name, config="configs/grid2d.py", overrides=tuple(overrides.items()))
   return job, description
 
 
@@ -44,6 +44,10 @@ PROBES = (
     _probe("pluck_d4_lr3e-4", "width 64, 4 blocks, lr 3e-4, 4,000 steps",
            **{"sweep.pe_init_scale": SIGMAS, "train.num_steps": 4000, "model.depth": 4,
               "optim.learning_rate": 3e-4}),
+    _probe("pluck_d4_lr3e-4_s12", "width 64, 4 blocks, lr 3e-4, 4,000 steps, seeds 1 and 2 (the "
+           "same setting as pluck_d4_lr3e-4, two more seeds)",
+           **{"sweep.pe_init_scale": SIGMAS, "train.num_steps": 4000, "model.depth": 4,
+              "optim.learning_rate": 3e-4, "sweep.seeds": (1, 2)}),
 )
 
 
