@@ -87,21 +87,12 @@ def _read(path: str):
     return json.load(f) if path.endswith(".json") else [json.loads(l) for l in f if l.strip()]
 
 
-def _records(job: Job, root: str, results: str = RESULTS) -> str | None:
-  """Where a piece's summary and metrics are: its run folder under ``root`` when it finished there,
-  else the copy kept in the repo's results (a fresh checkout has no ``runs/``); None if neither."""
-  if runner.finished(job, root):
-    return os.path.join(root, job.name)
-  kept = os.path.join(results, job.name)
-  return kept if os.path.exists(os.path.join(kept, "summary.json")) else None
-
-
 def collect(root: str) -> tuple[list[dict], list[dict]]:
   """Final per-model records and every eval row of the finished pieces, each labelled with its
   condition (``pe``: a σ or '2-D sinusoidal'; ``data``)."""
   models, rows = [], []
   for job in JOBS:
-    workdir = _records(job, root)
+    workdir = runner.records(job, root, RESULTS)
     if workdir is None:
       continue
     summary = _read(os.path.join(workdir, "summary.json"))

@@ -49,6 +49,8 @@ PROBES = (
            **{"sweep.pe_init_scale": SIGMAS, "train.num_steps": 4000, "model.depth": 4,
               "optim.learning_rate": 3e-4, "sweep.seeds": (1, 2)}),
 )
+# Probes of one setting with different seeds, judged together (name → the probes it pools).
+POOLED = {"pluck_d4_lr3e-4 (seeds 0–2)": ("pluck_d4_lr3e-4", "pluck_d4_lr3e-4_s12")}
 
 
 def aim_met(models: list[dict]) -> dict:
@@ -75,22 +77,37 @@ def aim_met(models: list[dict]) -> dict:
           "best σ ≤ 1": best}
 
 
+def _summaries(root: str) -> dict[str, dict]:
+  """Each finished probe's summary (from its run folder or the kept copy), then each pool of
+  ``POOLED`` whose probes have all finished (their models together), by name."""
+  out = {}
+  for job, _ in PROBES:
+    where = runner.records(job, root, RESULTS)
+    if where is not None:
+      with open(os.path.join(where, "summary.json")) as f:
+        out[job.name] = json.load(f)
+  for name, members in POOLED.items():
+    if all(m in out for m in members):
+      out[name] = dict(out[members[0]],
+                       models=[model for m in members for model in out[m]["models"]])
+  return out
+
+
 def conclusion(root: str) -> list[str]:
-  """Which finished probes meet every part of the aim, and for each: its best σ ≤ 1 and how the
-  smallest σ fares against it (from the numbers)."""
+  """Which finished probes (and pools) meet every part of the aim, and for each: its best σ ≤ 1
+  and how the smallest σ fares against it (from the numbers)."""
   lines = []
-  for job, description in PROBES:
-    if not runner.finished(job, root):
-      continue
-    with open(os.path.join(root, job.name, "summary.json")) as f:
-      models = json.load(f)["models"]
+  descriptions = dict((job.name, d) for job, d in PROBES)
+  for name, summary in _summaries(root).items():
+    models = summary["models"]
     aim = aim_met(models)
     if not all(v for k, v in aim.items() if k != "best σ ≤ 1"):
       continue
     mean = lambda s, k: stats.mean(m[k] for m in models if m["pe_init_scale"] == s)
     best, smallest = aim["best σ ≤ 1"], min(m["pe_init_scale"] for m in models)
     lines.append(
-        f"- `{job.name}` ({description}; {len({m['seed'] for m in models})} seed(s)) meets every "
+        f"- `{name}` ({descriptions.get(name, 'pooled')}; {len({m['seed'] for m in models})} "
+        f"seed(s)) meets every "
         f"part: best σ ≤ 1 is {best:g} (test {mean(best, 'test_accuracy'):.3f}, human "
         f"{mean(best, 'human_accuracy'):.3f}); the smallest σ, {smallest:g}, tests "
         f"{mean(smallest, 'test_accuracy'):.3f} (human {mean(smallest, 'human_accuracy'):.3f}) "
@@ -107,30 +124,36 @@ def tabulate(root: str) -> str:
   from learnpe_jax.workdir import read_metrics
   sections = ["# Probes for a CPU default that shows the study's picture", "",
               "`python -m experiments.cpu_default`; the aim and settings are in the script's "
-              "docstring. One seed per probe, companion-style puzzles (`data.generator=pluck`), "
-              "so every ± is 0.000 (the sd of one value). *Aim* is `aim_met`: fits = every "
+              "docstring. Companion-style puzzles (`data.generator=pluck`); ± is the sd over a "
+              "probe's seeds (0.000 where it has one). *Aim* is `aim_met`: fits = every "
               "σ ≤ 1 reaches train accuracy ≥ 0.95; falls = test and human accuracy fall from the "
               "best σ ≤ 1 to the largest σ; geometry = the smallest σ has the higher PE–grid RSA "
               "and similarity to the sinusoid; human = the best σ ≤ 1 scores ≥ 0.90 on the human "
               "puzzles.", "",
               ]
+  aim_line = lambda models: "Aim: " + ", ".join(
+      f"{k} {'yes' if v is True else 'no' if v is False else v}"
+      for k, v in aim_met(models).items()) + "."
+  summaries = _summaries(root)
   for job, description in PROBES:
-    workdir = os.path.join(root, job.name)
-    if not runner.finished(job, root):
+    if job.name not in summaries:
       sections += [f"## {job.name}: {description}", "", "(not run yet)", ""]
       continue
-    out = runner.keep_run_records(job, root, RESULTS)
-    with open(os.path.join(workdir, "summary.json")) as f:
-      summary = json.load(f)
+    workdir = runner.records(job, root, RESULTS)
+    out = runner.keep_run_records(job, root, RESULTS) if runner.finished(job, root) else workdir
     fig = plots.training_curves(read_metrics(workdir), "accuracy")
     fig.savefig(os.path.join(out, "budget_curves.png"), dpi=100)
     command = " ".join(job.command("runs/explore")[1:])
-    aim = aim_met(summary["models"])
+    summary = summaries[job.name]
     sections += [f"## {job.name}: {description}", "", f"`python {command}`", "",
-                 report.format_table(summary), "",
-                 "Aim: " + ", ".join(f"{k} {'yes' if v is True else 'no' if v is False else v}"
-                                     for k, v in aim.items()) + ".", "",
+                 report.format_table(summary), "", aim_line(summary["models"]), "",
                  f"![budget curves]({job.name}/budget_curves.png)", ""]
+  for name, members in POOLED.items():
+    if name in summaries:
+      sections += [f"## {name}", "", "The probes " + " and ".join(f"`{m}`" for m in members)
+                   + " together (the same setting, different seeds).", "",
+                   report.format_table(summaries[name]), "", aim_line(summaries[name]["models"]),
+                   ""]
   sections += ["## So far", ""] + conclusion(root) + [""]
   text = "\n".join(sections)
   with open(os.path.join(RESULTS, "table.md"), "w") as f:

@@ -114,6 +114,15 @@ def run_jobs(jobs: list[Job], root: str, lanes: int = 1, check: bool = True,
 RUN_RECORDS = ("summary.json", "metrics.jsonl", "config.json")
 
 
+def records(job: Job, root: str, results_dir: str) -> str | None:
+  """Where a job's summary and metrics are: its run folder under ``root`` when it finished there,
+  else the copy kept in ``results_dir`` (a fresh checkout has no ``runs/``); None if neither."""
+  if finished(job, root):
+    return os.path.join(root, job.name)
+  kept = os.path.join(results_dir, job.name)
+  return kept if os.path.exists(os.path.join(kept, "summary.json")) else None
+
+
 def keep_run_records(job: Job, root: str, results_dir: str) -> str:
   """Copy a finished job's summary, metrics and config (never its checkpoints) to
   ``results_dir/<job>/``, the part of a run that travels with the repo; returns that folder."""

@@ -10,7 +10,7 @@ import scipy.stats
 from learnpe_jax import report
 from learnpe_jax.analysis.modularity import modularity_metrics
 from learnpe_jax.errors import ConfigError
-from learnpe_jax.tasks import netsim, netsim_generate, timeseries
+from learnpe_jax.tasks import base, netsim, netsim_generate, timeseries
 
 
 def small_params(**kw):
@@ -116,7 +116,7 @@ def netsim_config(data_dir, variant="smoke"):
 def test_task_from_tfds_ships_coords_and_modules(data_dir):
   config = netsim_config(data_dir, "smoke,masked")
   task = netsim.load_task(config)
-  p = netsim.generator_params(config.data)
+  p = base.generator_params(config.data, netsim_generate.GENERATOR_DEFAULTS)
   ref = netsim_generate.generate(p)
   np.testing.assert_allclose(task.positions.coords, ref["coords"], rtol=1e-6)
   np.testing.assert_array_equal(task.modules, ref["modules"])

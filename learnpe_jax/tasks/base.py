@@ -10,6 +10,12 @@ import numpy as np
 from learnpe_jax.positions import Positions
 
 
+def generator_params(data_config, defaults: dict) -> dict:
+  """A data generator's parameters from ``config.data``: each field of ``defaults`` (name → default
+  value), taken from the config where it is set, cast to the default's type."""
+  return {k: type(v)(data_config.get(k, v)) for k, v in defaults.items()}
+
+
 @dataclasses.dataclass
 class TaskData:
   """A task's data, resident in memory (and, for training, on device).

@@ -47,17 +47,13 @@ import numpy as np
 from learnpe_jax.errors import DataError
 from learnpe_jax.positions import Positions
 from learnpe_jax.tasks import brain_generate
-from learnpe_jax.tasks.base import TaskData
+from learnpe_jax.tasks.base import TaskData, generator_params
 from learnpe_jax.tasks.timeseries import (make_split, min_time_points, target_variance,
                                           validate_timeseries, zscore)
 
 SOURCES = ("hcp", "synthetic")
 ARRAY_EXTS = (".npy", ".npz", ".h5", ".hdf5", ".mat")
 COMMON_KEYS = ("data", "timeseries", "time_series", "ts", "X", "x", "bold")
-
-
-def generator_params(data_config) -> dict:
-  return {k: type(v)(data_config.get(k, v)) for k, v in brain_generate.GENERATOR_DEFAULTS.items()}
 
 
 def _one_line(e: Exception) -> str:
@@ -324,7 +320,8 @@ def load_real(d, atlas_loader=None) -> dict:
 
 def load_generated(d) -> dict:
   from learnpe_jax.tasks import brain_tfds
-  raw = brain_tfds.load(os.path.expanduser(d.data_dir), generator_params(d))
+  raw = brain_tfds.load(os.path.expanduser(d.data_dir),
+                        generator_params(d, brain_generate.GENERATOR_DEFAULTS))
   return {"train": zscore(raw["train"]), "test": zscore(raw["test"]), "coords": raw["coords"],
           "networks": raw["networks"], "names": raw["names"]}
 

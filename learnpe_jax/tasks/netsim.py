@@ -15,20 +15,15 @@ import os
 import numpy as np
 
 from learnpe_jax.positions import Positions
-from learnpe_jax.tasks.base import TaskData
+from learnpe_jax.tasks.base import TaskData, generator_params
 from learnpe_jax.tasks.netsim_generate import GENERATOR_DEFAULTS
 from learnpe_jax.tasks.timeseries import make_split, target_variance
-
-
-def generator_params(data_config) -> dict:
-  """The generator's parameters from ``config.data`` (missing fields take their defaults)."""
-  return {k: type(v)(data_config.get(k, v)) for k, v in GENERATOR_DEFAULTS.items()}
 
 
 def load_task(config) -> TaskData:
   from learnpe_jax.tasks import netsim_tfds  # tensorflow_datasets only when data are loaded
   d = config.data
-  p = generator_params(d)
+  p = generator_params(d, GENERATOR_DEFAULTS)
   raw = netsim_tfds.load(os.path.expanduser(d.data_dir), p)
   scale = float(np.std(raw["train"])) or 1.0
   rng = np.random.default_rng(p["seed"] + 1)
