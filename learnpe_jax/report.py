@@ -54,6 +54,8 @@ def summarize(trainer, state, init_pe: list[dict], final_pe: list[dict], config)
       row["pe_rsa_init"] = init_pe[i]["pe_rsa"]
       row["pe_norm_init"] = init_pe[i]["pe_norm"]
       row["pe_sinusoid_similarity_init"] = init_pe[i]["pe_sinusoid_similarity"]
+    if "pe_bias_rsa" in init_pe[i]:
+      row["pe_bias_rsa_init"] = init_pe[i]["pe_bias_rsa"]
     row["diverged"] = bool(diverged[i] >= 0)
     row["diverged_step"] = int(diverged[i]) if diverged[i] >= 0 else None
     models.append(row)
@@ -87,7 +89,8 @@ def format_table(summary: dict) -> str:
   Classification: train/test accuracy (and per level). Regression: train/test MSE and test R²
   (score = −MSE is shown as MSE). Then every further eval set (e.g. the LST's ``human`` puzzles,
   overall and per level), PE–geometry RSA (final, at init), the similarity to the fixed sinusoid
-  and, when the task has module labels, the PE modularity measures (``analysis.modularity``).
+  the PE's bias–geometry RSA (``analysis.bias_geometry``, for PEs with content-free logits) and,
+  when the task has module labels, the PE modularity measures (``analysis.modularity``).
   """
   models = summary["models"]
   score = "accuracy" if "test_accuracy" in models[0] else "neg_mse"
@@ -97,6 +100,7 @@ def format_table(summary: dict) -> str:
            for name in summary.get("eval_sets", ["test"]) if name != "test"]
   has_sinusoid = "pe_sinusoid_similarity" in models[0]
   has_rsa = "pe_rsa" in models[0]
+  has_bias_rsa = "pe_bias_rsa" in models[0]
   has_r2 = "test_r2" in models[0]
   modularity = [(k, name) for k, name in MODULARITY_COLUMNS if k in models[0]]
   lrs = {m["learning_rate"] for m in models}
@@ -108,6 +112,7 @@ def format_table(summary: dict) -> str:
     head += [f"{name} {shown}"] + [f"{name} {lvl}" for lvl in extra_levels]
   head += ["PE–geometry RSA", "RSA at init"] if has_rsa else []
   head += ["similarity to sinusoid"] if has_sinusoid else []
+  head += ["bias–geometry RSA", "bias RSA at init"] if has_bias_rsa else []
   head += [name for _, name in modularity]
   head += ["diverged"]
   sign = -1.0 if regression else 1.0
@@ -128,6 +133,9 @@ def format_table(summary: dict) -> str:
                 _mean_sd(m.get("pe_rsa_init") for m in group)]
     if has_sinusoid:
       cells += [_mean_sd(m.get("pe_sinusoid_similarity") for m in group)]
+    if has_bias_rsa:
+      cells += [_mean_sd(m.get("pe_bias_rsa") for m in group),
+                _mean_sd(m.get("pe_bias_rsa_init") for m in group)]
     cells += [_mean_sd(m.get(k) for m in group) for k, _ in modularity]
     cells += [str(sum(m["diverged"] for m in group))]
     lines.append("| " + " | ".join(cells) + " |")

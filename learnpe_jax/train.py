@@ -16,6 +16,7 @@ import jax
 import numpy as np
 
 from learnpe_jax import config_validation, preemption, report, sharding, tensorboard
+from learnpe_jax.analysis.bias_geometry import bias_metrics
 from learnpe_jax.analysis.pe_metrics import pe_metrics
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.sweep import model_axis
@@ -25,11 +26,18 @@ from learnpe_jax.workdir import Workdir, write_json
 
 
 def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
-  """``analysis.pe_metrics`` of each model's PE vectors (empty when the PE adds no vectors)."""
+  """Per model: ``analysis.pe_metrics`` of the PE's vectors and ``analysis.bias_geometry`` of its
+  content-free attention logits, for the PEs that have them (empty for a PE with neither)."""
+  out = [{} for _ in range(trainer.axis.size)]
   vectors = trainer.pe_vectors(params)
-  if vectors is None:
-    return [{} for _ in range(trainer.axis.size)]
-  return [pe_metrics(v, trainer.task, config) for v in sharding.to_host(vectors)]
+  if vectors is not None:
+    for row, v in zip(out, sharding.to_host(vectors), strict=True):
+      row.update(pe_metrics(v, trainer.task, config))
+  logits = trainer.pe_logits(params)
+  if logits is not None:
+    for row, b in zip(out, sharding.to_host(logits), strict=True):
+      row.update(bias_metrics(b, trainer.task, config))
+  return out
 
 
 def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:

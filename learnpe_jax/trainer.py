@@ -91,6 +91,7 @@ class Trainer:
                                out_shardings=(state_sharding, models_on))
     self.evaluate = jax.jit(self._evaluate, static_argnums=1, out_shardings=models_on)
     self.pe_vectors = jax.jit(self._pe_vectors, out_shardings=models_on)
+    self.pe_logits = jax.jit(self._pe_logits, out_shardings=models_on)
 
   # ---- model ---------------------------------------------------------------------------------
   def apply(self, params, batch):
@@ -197,3 +198,8 @@ class Trainer:
     """float[M, blocks, N, W] the per-token vectors the PE adds (None if it adds none)."""
     return jax.vmap(lambda p: self.model.apply({"params": p}, self.positions,
                                                method="pe_add_terms"))(params)
+
+  def _pe_logits(self, params):
+    """float[M, blocks, H, N, N] the content-free attention logits the PE adds (None if none)."""
+    return jax.vmap(lambda p: self.model.apply({"params": p}, self.positions,
+                                               method="pe_logit_terms"))(params)

@@ -34,3 +34,28 @@ def test_the_diagonal_is_ignored_and_shapes_are_checked():
   assert bias_rsa(bias, coords) == pytest.approx(1.0)
   with pytest.raises(ValueError, match="disagree on N"):
     bias_rsa(np.zeros((1, 9, 9)), coords)
+
+
+def _encoder_logits(pe_name: str, init_scale: float = 1.0):
+  """``Encoder.pe_logit_terms`` of a fresh grid2d model with PE ``pe_name`` (and the model)."""
+  import jax
+  from learnpe_jax.models.encoder import Encoder
+  from learnpe_jax.pe.registry import build_pe, default_pe_config
+  positions = grid_positions((4, 4))
+  pe = build_pe(default_pe_config(pe_name), width=16, num_heads=2, num_tokens=16,
+                init_scale=init_scale)
+  model = Encoder(pe=pe, width=16, depth=2, num_heads=2, num_outputs=4)
+  tokens = np.zeros((1, 16, 5), np.float32)
+  params = model.init(jax.random.PRNGKey(0), tokens, positions)["params"]
+  return model.apply({"params": params}, positions, method="pe_logit_terms")
+
+
+def test_encoder_logit_terms_are_the_bias_pes_content_free_logits():
+  coords, _ = _grid_distance()
+  alibi = np.asarray(_encoder_logits("alibi_nd"))  # b_h,ij = −m_h ‖x_i − x_j‖ in every block
+  assert alibi.shape[1:] == (2, 16, 16)
+  assert [bias_rsa(b, coords) for b in alibi] == pytest.approx([1.0] * len(alibi))
+  tupe = np.asarray(_encoder_logits("tupe_abs"))  # untied positional logits, one PE per block
+  assert tupe.shape[1:] == (2, 16, 16) and np.ptp(tupe) > 0
+  for adds_or_rotates in ("learned", "rope", "shaw_rel"):
+    assert _encoder_logits(adds_or_rotates) is None

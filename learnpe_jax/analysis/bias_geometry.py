@@ -33,3 +33,11 @@ def bias_rsa(bias_HNN: np.ndarray, coords_ND: np.ndarray, metric: str = "euclide
   rhos = [scipy.stats.spearmanr(-head[off_diagonal], distance[off_diagonal]).statistic
           for head in bias if np.all(np.isfinite(head)) and np.ptp(head[off_diagonal]) > 0]
   return float(np.mean(rhos)) if rhos else float("nan")
+
+
+def bias_metrics(logits_BHNN: np.ndarray, task, config) -> dict:
+  """One model's bias geometry per distinct PE block: ``pe_bias_rsa`` (block 0) and
+  ``pe_bias_rsa_by_block`` (``bias_rsa`` against the task's true coordinates)."""
+  coords = np.asarray(task.positions.coords)
+  by_block = [bias_rsa(b, coords, config.analysis.distance) for b in logits_BHNN]
+  return {"pe_bias_rsa": by_block[0], "pe_bias_rsa_by_block": by_block}

@@ -70,7 +70,8 @@ def check_baseline(kind: str, pe_name: str, mechanism: str, readout: str) -> Non
 
 
 class _Baseline(nn.Module):
-  """What the baselines share with ``Encoder``: the PE field, ``pe_blocks``, ``pe_add_terms``, the
+  """What the baselines share with ``Encoder``: the PE field, ``pe_blocks``, ``pe_add_terms`` (and
+  ``pe_logit_terms``, always None), the
   call signature and ``block_noise_sd`` (``evaluate.py``'s noise probe: here Gaussian noise at the
   input of every layer)."""
 
@@ -91,6 +92,11 @@ class _Baseline(nn.Module):
     """float[1, N, W]: the vectors the PE adds to the token embeddings (None for PE 'none')."""
     add = self.pe(positions, 0).add
     return None if add is None else add[None]
+
+  def pe_logit_terms(self, positions: Positions):
+    """None: a baseline has no attention, so no PE adds logits (the ``Encoder`` method's twin)."""
+    del positions
+    return None
 
   def _noise(self, x):
     if self.block_noise_sd <= 0:

@@ -80,6 +80,20 @@ class Encoder(nn.Module):
     adds = [self.pe(positions, b).add for b in self.pe_blocks()]
     return None if adds[0] is None else jnp.stack(adds)
 
+  def pe_logit_terms(self, positions: Positions):
+    """float[blocks, H, N, N]: the content-free attention logits the PE adds, per distinct PE (its
+    ``logit_bias`` plus its ``pos_logits``); None when it adds neither (additive, rotary and
+    query-side relative PEs)."""
+    logits = []
+    for b in self.pe_blocks():
+      terms = self.pe(positions, b)
+      parts = [t for t in (terms.logit_bias, terms.pos_logits) if t is not None]
+      if not parts:
+        return None
+      total = sum(parts[1:], parts[0])
+      logits.append(jnp.broadcast_to(total, (self.num_heads,) + total.shape[-2:]))
+    return jnp.stack(logits)
+
   @nn.compact
   def __call__(self, tokens_BNF, positions: Positions, query_index_B=None):
     # A PE that cannot serve these positions fails here, at trace time, with one ConfigError line.
