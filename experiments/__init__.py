@@ -10,7 +10,8 @@ The modules, each importing only modules above it in this list:
   results_doc   RESULTS.md: each result's ``table.md`` spliced in between its markers
   claims/       what a claim is, its jobs, per-model records, table, verdict helpers, figures, CLI
   claim1_… claim6_…   the six claims; ``python -m experiments.claims --all`` runs them all
-  companion, cpu_default, optimizer, pe_catalogue, lst_data_report, launch   the other scripts
+  benchmark     the PE benchmark: every PE on the three tasks (docs/benchmark.md)
+  companion, cpu_default, optimizer, lst_data_report, launch   the other scripts
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 
 import numpy as np
@@ -209,21 +208,9 @@ def wall_times(root: str, results: str = RESULTS) -> dict:
   beside its kept records (``wall.json``) so a checkout without the run folder still has it."""
   out = {}
   for job in JOBS:
-    log = os.path.join(root, job.name, "train.log")
-    kept = os.path.join(results, job.name, "wall.json")
-    if runner.finished(job, root) and os.path.exists(log):
-      stamps = re.findall(r"^I\d{4} (\d\d):(\d\d):(\d\d)", open(log).read(), re.M)
-      seconds = [int(h) * 3600 + int(m) * 60 + int(s) for h, m, s in stamps]
-      total, prev = 0, None
-      for s in seconds:  # sum of gaps < 10 min: time between resumes is not counted
-        if prev is not None and 0 <= s - prev < 600:
-          total += s - prev
-        prev = s
-      os.makedirs(os.path.dirname(kept), exist_ok=True)
-      with open(kept, "w") as f:
-        json.dump({"minutes": round(total / 60), "from": "train.log"}, f)
-    if os.path.exists(kept):
-      out[job.name] = f"{_read(kept)['minutes']} min"
+    minutes = runner.keep_wall_time(job, root, results)
+    if minutes is not None:
+      out[job.name] = f"{minutes} min"
   return out
 
 

@@ -12,7 +12,10 @@ for a cluster.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -121,6 +124,41 @@ def records(job: Job, root: str, results_dir: str) -> str | None:
     return os.path.join(root, job.name)
   kept = os.path.join(results_dir, job.name)
   return kept if os.path.exists(os.path.join(kept, "summary.json")) else None
+
+
+def wall_minutes(log_path: str) -> int:
+  """A run's wall time from its ``train.log`` (absl lines, first to last), summed over the gaps
+  under 10 minutes, so the time between an interruption and the resume is not counted."""
+  with open(log_path) as f:
+    stamps = re.findall(r"^I\d{4} (\d\d):(\d\d):(\d\d)", f.read(), re.M)
+  seconds = [int(h) * 3600 + int(m) * 60 + int(s) for h, m, s in stamps]
+  total = sum(b - a for a, b in itertools.pairwise(seconds) if 0 <= b - a < 600)
+  return round(total / 60)
+
+
+def keep_wall_time(job: Job, root: str, results_dir: str) -> int | None:
+  """A finished job's ``wall_minutes``, written to ``results_dir/<job>/wall.json`` beside its kept
+  records (a checkout without the run folder still has it); the kept value, or None."""
+  log = os.path.join(root, job.name, "train.log")
+  kept = os.path.join(results_dir, job.name, "wall.json")
+  if finished(job, root) and os.path.exists(log):
+    os.makedirs(os.path.dirname(kept), exist_ok=True)
+    with open(kept, "w") as f:
+      json.dump({"minutes": wall_minutes(log), "from": "train.log"}, f)
+  if not os.path.exists(kept):
+    return None
+  with open(kept) as f:
+    return json.load(f)["minutes"]
+
+
+def error_line(job: Job, root: str) -> str | None:
+  """The one-line error a failed job printed (``learnpe_jax.main``: ``error: …``), else None."""
+  try:
+    with open(os.path.join(root, job.name, "train.log")) as f:
+      errors = [l.strip() for l in f if l.startswith("error: ")]
+  except OSError:
+    return None
+  return errors[-1].removeprefix("error: ") if errors else None
 
 
 def keep_run_records(job: Job, root: str, results_dir: str) -> str:

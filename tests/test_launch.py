@@ -144,41 +144,19 @@ def test_claim_jobs_at_paper_scale_go_through_the_launcher(tmp_path):
 
 
 @pytest.mark.e2e
-def test_pe_benchmark_as_a_job_list(tmp_path):
-  """pe_catalogue --write_jobs: each job's overrides give the config the benchmark trains."""
-  from configs import grid2d
-  from experiments import pe_catalogue, runner
-  out = tmp_path / "pe_jobs.json"
-  argv = ["--names=learned,rope", "--steps=400", "--seeds=0,1", f"--write_jobs={out}"]
-  pe_catalogue.main(argv)
-  jobs = json.loads(out.read_text())
-  assert [j["name"] for j in jobs] == ["learned", "rope"]
-  args = pe_catalogue.parse_args(argv)
-  for job in jobs:
-    config = grid2d.get_config(job["config"].split(":", 1)[1])
-    for field, value in job["overrides"].items():
-      section, key = field.split(".")
-      config[section][key] = tuple(value) if isinstance(value, list) else value
-    assert config.to_json() == pe_catalogue.make_config(job["name"], args).to_json()
-    assert runner.Job.from_dict(job) == pe_catalogue.job_for(job["name"], args)
-  lines = _launch("--jobs", out, "--root=gs://bucket/pe", "--print").stdout.splitlines()
-  assert "--workdir=gs://bucket/pe/rope" in lines[1] and "'--config.sweep.seeds=(0,1)'" in lines[1]
-
-
-@pytest.mark.e2e
 def test_a_failed_job_is_reported_and_the_others_run(tmp_path):
   """runner.run_jobs: a job that fails (here: its config file does not exist) does not stop the
   next; it is returned (check=False) or stops the program (check=True); its one-line error is in
-  its train.log, where pe_catalogue reads it for its table."""
-  from experiments import pe_catalogue, runner
+  its train.log, where runner.error_line reads it (the benchmark's table shows it)."""
+  from experiments import runner
   bad = runner.Job("bad", "configs/nope.py")
   skipped = runner.Job("skipped", "configs/nope.py")
   (tmp_path / "skipped").mkdir()
   (tmp_path / "skipped" / "summary.json").write_text("{}")  # finished: never started
   assert runner.run_jobs([bad, skipped], str(tmp_path), check=False) == ["bad"]
   assert not (tmp_path / "skipped" / "train.log").exists()
-  error = pe_catalogue.error_line(str(tmp_path / "bad"), "status")
+  error = runner.error_line(bad, str(tmp_path))
   assert error.startswith("cannot load --config") and "\n" not in error
-  assert pe_catalogue.error_line(str(tmp_path / "skipped"), "no log") == "no log"
+  assert runner.error_line(skipped, str(tmp_path)) is None
   with pytest.raises(SystemExit, match="job\\(s\\) bad failed"):
     runner.run_jobs([bad], str(tmp_path), done=lambda job, root: False)

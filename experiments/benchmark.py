@@ -1,0 +1,410 @@
+"""The PE benchmark: every PE of the catalogue on the three tasks, ≥ 3 seeds, with interpretability.
+
+    python -m experiments.benchmark --task=lst               # train what is missing (resumable),
+                                                             # then tabulate (docs/benchmark.md)
+    python -m experiments.benchmark --task=lst --names=rope,t5_bias_nd   # only these rows
+    python -m experiments.benchmark --task=lst --print       # one command per job (a scheduler;
+                                                             # also --tpu_vms/--write_slurm)
+    python -m experiments.benchmark --tabulate               # tables and figures of every task
+
+One job is one PE (a *row*) on one task: its σ × seeds vmapped in one compiled program, run by
+``experiments.runner`` in ``--root/TASK/ROW`` (default ``runs/benchmark``); a finished job is
+skipped and an interrupted one resumes from its last checkpoint. A job's summary, metrics, config
+and wall time are kept under ``experiments/results/benchmark/TASK/ROW/`` (never its checkpoints),
+so the tables can be rebuilt from a fresh checkout.
+
+Rows (``rows(task)``):
+  * lst: every PE of the registry, at the budget ``configs/grid2d.py`` has when this runs (its CPU
+    default), seeds 0–2; learnable PEs at σ = 0.1 and σ = 2.0 (the ``normal`` init family: each
+    scaled parameter is σ × a unit draw), fixed PEs once (σ = 1, which they ignore). PEs identical
+    by construction to another on this task (``COINCIDE``) are not trained again: their row says
+    which PE they equal and why. Reference rows: an LSTM and an MLP encoder (``model.kind``) with
+    no PE and with the learned table.
+  * netsim, brain: the model is not told the positions (``data.coords_known=False``), so the rows
+    are the PEs that read none, or only the token index (index-based and learned-coordinate PEs;
+    PEs that need a grid cannot serve these tasks). PEs that read coordinates run as *oracle* rows
+    with the true positions (``data.coords_known=True``), marked as such. Budgets: ``BUDGETS``.
+
+Measures (mean and 95% Student-t interval over seeds, ``experiments.stats``): test score overall
+and per level (accuracy; R² for the regression tasks), train score, wall time of the job; PE–grid
+RSA (``pe_rsa``: Spearman ρ of the PE's dissimilarity 1 − cos against true distance, block 0) for
+PEs that add per-token vectors; the bias–geometry RSA (``pe_bias_rsa``, ``analysis.bias_geometry``:
+mean over heads of Spearman ρ of the negated content-free logits against true distance, block 0)
+for PEs whose logits have a content-free part (biases, untied positional attention). Rotary and
+query-side relative PEs have neither measure.
+
+The init-scale verdict (written before the run): for every learnable PE on a task, the per-seed
+values at σ = 0.1 and σ = 2.0 are compared with a two-sided Welch t-test.
+  * score: "small σ better" when the small σ's mean test score is higher and p < 0.05, "large σ
+    better" when it is lower and p < 0.05, else "no difference detected";
+  * geometry: the same on ``pe_rsa`` (or ``pe_bias_rsa`` for a PE without vectors); "—" when the
+    PE has neither.
+  The effect "holds beyond the additive learned table" for a PE whose score verdict is "small σ
+  better"; the counts per verdict are reported as they come out. Three seeds give a Welch test
+  little power: "no difference detected" is not evidence of no difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+
+from experiments import REPO, RESULTS_DIR, cluster, runner, stats
+from experiments.runner import Job
+from learnpe_jax.pe.registry import REGISTRY, get_spec
+
+RESULTS = os.path.join(RESULTS_DIR, "benchmark")
+DOC = os.path.join(REPO, "docs", "benchmark.md")
+SIGMAS = (0.1, 2.0)
+SEEDS = (0, 1, 2)
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+  """A task's setting in the benchmark: its config file and the overrides every row takes."""
+  config: str
+  overrides: tuple[tuple[str, object], ...]
+  score: str         # the summary field ranked: test_accuracy | test_r2
+  description: str
+
+
+BUDGETS = {
+    "lst": Budget("configs/grid2d.py", (), "test_accuracy",
+                  "the CPU default of `configs/grid2d.py`"),
+    "netsim": Budget("configs/netsim.py", (("train.num_steps", 1000),), "test_r2",
+                     "the CPU default of `configs/netsim.py` (width 32, 2 blocks, next-step "
+                     "prediction) for 1,000 steps"),
+    "brain": Budget("configs/brain3d.py", (("train.num_steps", 2000),), "test_r2",
+                    "the CPU default of `configs/brain3d.py` (the bundled HCP time series, width "
+                    "32, 1 block) for 2,000 steps"),
+}
+
+# PEs identical by construction to another on the LST (docs/pe_catalogue.md, "PEs that coincide on
+# a task"; tests/test_pe_catalogue.py keeps the pairs): row → (the PE it equals, why).
+COINCIDE = {"lst": {
+    "time_continuous": ("sinusoidal_nd", "the timestamps are the grid coordinates"),
+    "time_continuous_learned": ("sinusoidal_nd_learned_freq",
+                                "the timestamps are the grid coordinates; δ starts equal"),
+    "learned_coords_sinusoidal": ("learned_coords", "the default inner PE of learned_coords"),
+    "hype": ("alibi_nd", "one head: sinh(μd) = μd to 1e-6 at the ALiBi slope 2^-8"),
+}}
+
+# Reference rows without attention (LST only): row → model.kind and PE.
+BASELINES = {"lstm+none": ("lstm", "none"), "lstm+learned": ("lstm", "learned"),
+             "mlp+none": ("mlp", "none"), "mlp+learned": ("mlp", "learned")}
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+  name: str
+  pe: str
+  job: Job | None          # None: a coinciding PE, not trained
+  oracle: bool = False
+  equals: tuple[str, str] | None = None  # (PE, why) for a coinciding PE
+
+
+def _job(task: str, name: str, pe: str, **overrides) -> Job:
+  budget = BUDGETS[task]
+  sigmas = SIGMAS if get_spec(pe).learnable else (1.0,)
+  fields = dict(budget.overrides) | {"sweep.pe_init_scale": sigmas, "sweep.seeds": SEEDS}
+  return Job(name=f"{task}/{name}", config=f"{budget.config}:pe={pe}",
+             overrides=tuple((fields | overrides).items()))
+
+
+def rows(task: str) -> list[Row]:
+  """The task's rows in catalogue order (the module docstring says which PEs each task takes)."""
+  out = []
+  for name, spec in REGISTRY.items():
+    if task == "lst":
+      equals = COINCIDE["lst"].get(name)
+      out.append(Row(name, name, None if equals else _job(task, name, name), equals=equals))
+    elif spec.module.needs_grid:
+      continue  # conv / axial PEs read a grid these tasks do not have
+    elif spec.needs == "coords":
+      out.append(Row(name, name, _job(task, name, name, **{"data.coords_known": True}),
+                     oracle=True))
+    else:
+      out.append(Row(name, name, _job(task, name, name, **{"data.coords_known": False})))
+  if task == "lst":
+    out += [Row(name, pe, _job(task, name, pe, **{"model.kind": kind}))
+            for name, (kind, pe) in BASELINES.items()]
+  return out
+
+
+# ---- tabulating ------------------------------------------------------------------------------
+
+
+def _read(path: str):
+  with open(path) as f:
+    return json.load(f)
+
+
+def _score(task: str):
+  return BUDGETS[task].score
+
+
+def row_records(task: str, row: Row, root: str) -> list[dict]:
+  """One record per σ of a finished row: the measures over seeds (``stats.over_seeds``)."""
+  where = runner.records(row.job, root, RESULTS)
+  if where is None:
+    return []
+  models = _read(os.path.join(where, "summary.json"))["models"]
+  wall = os.path.join(RESULTS, row.job.name, "wall.json")
+  minutes = _read(wall)["minutes"] if os.path.exists(wall) else None
+  score = _score(task)
+  out = []
+  for sigma in sorted({m["pe_init_scale"] for m in models}):
+    group = [m for m in models if m["pe_init_scale"] == sigma]
+    levels = list(group[0].get(f"{score}_by_level", {}))
+    rec = {"row": row.name, "pe": row.pe, "sigma": sigma, "oracle": row.oracle,
+           "learnable": get_spec(row.pe).learnable, "mechanism": get_spec(row.pe).mechanism,
+           "minutes": minutes, "score": stats.over_seeds(m[score] for m in group),
+           "train": stats.over_seeds(m.get(score.replace("test_", "train_")) for m in group),
+           "levels": {lvl: stats.over_seeds(m[f"{score}_by_level"][lvl] for m in group)
+                      for lvl in levels}}
+    for field in ("pe_rsa", "pe_bias_rsa"):
+      if field in group[0]:
+        rec[field] = stats.over_seeds(m.get(field) for m in group)
+    out.append(rec)
+  return out
+
+
+def welch_two_sided(a: dict, b: dict) -> float:
+  """Two-sided Welch p-value between two ``over_seeds`` results (``stats.welch_greater`` both
+  ways): 1.0 when either has fewer than two values."""
+  return min(1.0, 2 * min(stats.welch_greater(a, b), stats.welch_greater(b, a)))
+
+
+def _verdict(small: dict, large: dict) -> tuple[str, float]:
+  p = welch_two_sided(small, large)
+  if p < 0.05:
+    return ("small σ better" if small["mean"] > large["mean"] else "large σ better"), p
+  return "no difference detected", p
+
+
+def init_scale_verdicts(records: list[dict]) -> list[dict]:
+  """Per learnable row with both σ: the score and geometry verdicts (module docstring)."""
+  by_row: dict[str, dict] = {}
+  for rec in records:
+    by_row.setdefault(rec["row"], {})[rec["sigma"]] = rec
+  out = []
+  for row, by_sigma in by_row.items():
+    if not all(s in by_sigma for s in SIGMAS):
+      continue
+    small, large = by_sigma[SIGMAS[0]], by_sigma[SIGMAS[1]]
+    verdict = {"row": row, "mechanism": small["mechanism"], "oracle": small["oracle"],
+               "score_small": small["score"], "score_large": large["score"]}
+    verdict["score_verdict"], verdict["score_p"] = _verdict(small["score"], large["score"])
+    geometry = next((f for f in ("pe_rsa", "pe_bias_rsa") if f in small), None)
+    verdict["geometry"] = geometry
+    if geometry:
+      verdict["geometry_small"], verdict["geometry_large"] = small[geometry], large[geometry]
+      verdict["geometry_verdict"], verdict["geometry_p"] = _verdict(small[geometry],
+                                                                    large[geometry])
+    out.append(verdict)
+  return out
+
+
+def _ci(s: dict | None, digits: int = 3) -> str:
+  if not s or s["mean"] is None:
+    return "—"
+  if s["n"] < 2:
+    return f"{s['mean']:.{digits}f}"
+  return f"{s['mean']:.{digits}f} [{s['lo']:.{digits}f}, {s['hi']:.{digits}f}]"
+
+
+def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
+  """Every σ of every row, best mean test score first; coinciding PEs at the end."""
+  score = "accuracy" if _score(task) == "test_accuracy" else "R²"
+  levels = next((list(r["levels"]) for r in records if r["levels"]), [])
+  head = (["rank", "PE", "mechanism", "σ", f"test {score} [95% CI]"]
+          + [f"test {lvl}" for lvl in levels]
+          + [f"train {score}", "PE–geometry RSA", "bias–geometry RSA", "min"])
+  lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+  ranked = sorted(records, key=lambda r: -(r["score"]["mean"] if r["score"]["mean"] is not None
+                                           else float("-inf")))
+  for i, r in enumerate(ranked, 1):
+    name = f"`{r['row']}`" + (" (oracle: true positions)" if r["oracle"] else "")
+    sigma = f"{r['sigma']:g}" if r["learnable"] else "fixed"
+    cells = [str(i), name, r["mechanism"], sigma, _ci(r["score"])]
+    cells += [_ci(r["levels"].get(lvl)) for lvl in levels]
+    cells += [_ci(r["train"]), _ci(r.get("pe_rsa"), 2), _ci(r.get("pe_bias_rsa"), 2),
+              str(r["minutes"]) if r["minutes"] is not None else "—"]
+    lines.append("| " + " | ".join(cells) + " |")
+  for row in coinciding:
+    pe, why = row.equals
+    lines.append(f"| = | `{row.name}` | {get_spec(row.name).mechanism} | | "
+                 f"identical by construction to `{pe}` ({why}); not trained again |"
+                 + " |" * (len(head) - 5))
+  return "\n".join(lines)
+
+
+def verdict_table(verdicts: list[dict]) -> str:
+  head = ["PE", "mechanism", "test σ=0.1", "test σ=2", "score verdict (p)", "geometry",
+          "σ=0.1", "σ=2", "geometry verdict (p)"]
+  lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+  for v in verdicts:
+    cells = [f"`{v['row']}`" + (" (oracle)" if v["oracle"] else ""), v["mechanism"],
+             _ci(v["score_small"]), _ci(v["score_large"]),
+             f"{v['score_verdict']} ({v['score_p']:.3f})"]
+    if v["geometry"]:
+      cells += [v["geometry"], _ci(v["geometry_small"], 2), _ci(v["geometry_large"], 2),
+                f"{v['geometry_verdict']} ({v['geometry_p']:.3f})"]
+    else:
+      cells += ["—"] * 4
+    lines.append("| " + " | ".join(cells) + " |")
+  counts = {}
+  for v in verdicts:
+    counts[v["score_verdict"]] = counts.get(v["score_verdict"], 0) + 1
+  lines += ["", "Score verdicts: " + (", ".join(f"{k}: {n}" for k, n in sorted(counts.items()))
+                                      or "none yet") + "."]
+  return "\n".join(lines)
+
+
+def figure(task: str, verdicts: list[dict], path: str) -> None:
+  """Test score and geometry at σ = 0.1 and σ = 2 per learnable PE (95% intervals)."""
+  import matplotlib
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt
+  fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(verdicts) + 1.6), sharey=True)
+  ys = range(len(verdicts))
+  for ax, (key, label) in zip(axes, (("score", f"test {_score(task).removeprefix('test_')}"),
+                                     ("geometry", "geometry RSA (PE or bias)"))):
+    for offset, sigma, suffix, color in ((-0.15, SIGMAS[0], "small", "tab:blue"),
+                                         (0.15, SIGMAS[1], "large", "tab:orange")):
+      for y, v in zip(ys, verdicts):
+        s = v.get(f"{key}_{suffix}")
+        if not s or s["mean"] is None:
+          continue
+        ax.errorbar(s["mean"], y + offset, xerr=[[s["mean"] - s["lo"]], [s["hi"] - s["mean"]]],
+                    fmt="o", color=color, ms=4, label=f"σ = {sigma:g}" if y == 0 else None)
+    ax.set_xlabel(label)
+    ax.grid(alpha=0.3)
+  axes[0].set_yticks(list(ys), [v["row"] for v in verdicts], fontsize=8)
+  axes[0].invert_yaxis()
+  axes[0].legend(loc="lower left", fontsize=8)
+  fig.suptitle(f"init scale across PE mechanisms, {task} (mean and 95% interval over seeds)")
+  fig.tight_layout()
+  fig.savefig(path, dpi=100)
+  plt.close(fig)
+
+
+def tabulate_task(task: str, root: str) -> str:
+  """Keep finished rows' records, write the task's table.json and figure; the doc section."""
+  out_dir = os.path.join(RESULTS, task)
+  records, coinciding, missing, errors = [], [], [], []
+  for row in rows(task):
+    if row.job is None:
+      coinciding.append(row)
+      continue
+    if runner.finished(row.job, root):
+      runner.keep_run_records(row.job, root, RESULTS)
+      runner.keep_wall_time(row.job, root, RESULTS)
+    got = row_records(task, row, root)
+    records += got
+    error = None if got else runner.error_line(row.job, root)
+    if error:
+      errors.append(f"- `{row.name}`: {error}")
+    elif not got:
+      missing.append(row.name)
+  verdicts = init_scale_verdicts(records)
+  os.makedirs(out_dir, exist_ok=True)
+  with open(os.path.join(out_dir, "table.json"), "w") as f:
+    json.dump({"records": records, "verdicts": verdicts}, f, indent=1)
+  budget = BUDGETS[task]
+  lines = [f"## {task}", "",
+           f"`python -m experiments.benchmark --task={task}`: {budget.description}, seeds "
+           f"{', '.join(map(str, SEEDS))}; learnable PEs at σ = {SIGMAS[0]:g} and {SIGMAS[1]:g}.",
+           ""]
+  if not records:
+    return "\n".join(lines + ["(not run yet)", ""])
+  if missing:
+    lines += [f"Not finished yet ({len(missing)}): " + ", ".join(f"`{m}`" for m in missing) + ".",
+              ""]
+  lines += ["### Ranking", "", ranking_table(task, records, coinciding), ""]
+  if errors:
+    lines += ["PEs that cannot serve this task (their one-line error):", ""] + errors + [""]
+  if verdicts:
+    fig = os.path.join(out_dir, "init_scale.png")
+    figure(task, verdicts, fig)
+    lines += ["### Init scale across mechanisms", "", verdict_table(verdicts), "",
+              f"![init scale, {task}](../experiments/results/benchmark/{task}/init_scale.png)", ""]
+  return "\n".join(lines)
+
+
+INTRO = """# The PE benchmark
+
+Every PE of the catalogue (`python -m learnpe_jax.pe`) trained on the project's three tasks, whose
+true token geometry is known, with the interpretability measures beside the scores, and one
+question: does the study's init-scale effect (a small-norm init makes an additive learned PE
+mirror the geometry and generalise better) hold for the other learnable mechanisms?
+
+Made by `python -m experiments.benchmark --task=TASK` (each section names its command); the
+setting, the measures and the verdict rule, written before the run, are the module docstring of
+`experiments/benchmark.py`, in short:
+
+- one job per PE and task, σ × seeds vmapped; seeds 0, 1, 2; learnable PEs at σ = 0.1 and 2.0
+  (each scaled parameter σ × a unit normal draw), fixed PEs once;
+- test score with its 95% Student-t interval over seeds (accuracy on the LST, R² on the regression
+  tasks), per level, train score, wall time of the job (min);
+- *PE–geometry RSA*: Spearman ρ between the PE's dissimilarity (1 − cos) and the true distance
+  (block 0), for PEs that add per-token vectors; *bias–geometry RSA*: the mean over heads of
+  Spearman ρ between the negated content-free attention logits (`logit_bias` + `pos_logits`) and
+  the true distance (block 0), for bias PEs and untied positional attention; rotary and
+  query-side relative PEs have neither;
+- init-scale verdict per learnable PE: two-sided Welch test on the per-seed values at σ = 0.1 vs
+  2.0, p < 0.05 (three seeds give little power: "no difference detected" is not evidence of none).
+
+PEs that are the same function with the same initial parameters on a task are shown once and
+named as equal (docs/pe_catalogue.md, "PEs that coincide on a task").
+"""
+
+
+def tabulate(tasks: list[str], root: str) -> str:
+  text = "\n".join([INTRO] + [tabulate_task(t, root) for t in tasks])
+  with open(DOC, "w") as f:
+    f.write(text)
+  return text
+
+
+def main(argv=None) -> int:
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--task", default="", help=f"one of {', '.join(BUDGETS)} (default: all, "
+                      "with --tabulate or --print)")
+  parser.add_argument("--names", default="", help="comma-separated rows (default: all)")
+  parser.add_argument("--root", default=os.path.join(REPO, "runs", "benchmark"))
+  parser.add_argument("--tabulate", action="store_true", help="only tabulate finished jobs")
+  parser.add_argument("--print", action="store_true", help="print one command per job and stop")
+  cluster.add_output_flags(parser)
+  args = parser.parse_args(argv)
+  if args.task and args.task not in BUDGETS:
+    parser.error(f"--task: {args.task!r} is not a task; allowed: {', '.join(BUDGETS)}")
+  tasks = [args.task] if args.task else list(BUDGETS)
+  names = [n for n in args.names.split(",") if n]
+  todo = [row for t in tasks for row in rows(t) if row.job is not None]
+  unknown = set(names) - {row.name for row in todo}
+  if unknown:
+    parser.error(f"--names: {', '.join(sorted(unknown))} not a trained row of "
+                 f"{', '.join(tasks)} (see `python -m learnpe_jax.pe`; coinciding PEs are not "
+                 "trained)")
+  jobs = [row.job for row in todo if not names or row.name in names]
+  if cluster.writes_commands(args):
+    cluster.emit(jobs, args.root, args)
+    return 0
+  if not args.tabulate:
+    if not args.task:
+      parser.error("--task: needed to train (one task per command); allowed: "
+                   + ", ".join(BUDGETS))
+    failed = runner.run_jobs(jobs, args.root, check=False)
+    for name in failed:
+      print(f"[{name}] failed; its row is missing from the table (rerun to resume)",
+            file=sys.stderr)
+  print(tabulate(list(BUDGETS), args.root))  # docs/benchmark.md has every task's section
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())

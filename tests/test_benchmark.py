@@ -1,0 +1,120 @@
+"""experiments.benchmark: its rows per task, its jobs' configs, the init-scale verdict rule, and the
+tables it builds from finished runs."""
+
+import importlib
+import json
+
+import pytest
+
+from experiments import benchmark, runner
+from learnpe_jax.pe.registry import REGISTRY, get_spec
+
+
+def _config_of(job: runner.Job):
+  """The ConfigDict a job's command line would build (its variant string, then its overrides)."""
+  path, variant = job.config.split(":", 1)
+  module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+  config = module.get_config(variant)
+  config.update_from_flattened_dict(dict(job.overrides))
+  return config
+
+
+def test_the_lst_takes_every_pe_once_and_names_the_coinciding_ones():
+  rows = benchmark.rows("lst")
+  pes = [r.name for r in rows if r.name in REGISTRY]
+  assert pes == list(REGISTRY)  # every PE of the catalogue, in its order, once
+  for row in rows:
+    if row.name in benchmark.COINCIDE["lst"]:
+      assert row.job is None and row.equals[0] in REGISTRY
+      assert benchmark.COINCIDE["lst"].get(row.equals[0]) is None  # equals a PE that is trained
+    else:
+      assert row.job is not None and row.job.name == f"lst/{row.name}"
+  baselines = {r.name: _config_of(r.job).model.kind for r in rows if r.name in benchmark.BASELINES}
+  assert baselines == {name: kind for name, (kind, _) in benchmark.BASELINES.items()}
+
+
+@pytest.mark.parametrize("task", list(benchmark.BUDGETS))
+def test_every_job_config_takes_its_overrides_and_its_sigmas(task):
+  for row in benchmark.rows(task):
+    if row.job is None:
+      continue
+    config = _config_of(row.job)  # an unknown field or a wrong type raises here
+    assert config.model.pe.name == row.pe
+    expected = benchmark.SIGMAS if get_spec(row.pe).learnable else (1.0,)
+    assert tuple(config.sweep.pe_init_scale) == expected
+    assert tuple(config.sweep.seeds) == benchmark.SEEDS
+    if task != "lst":  # positions unknown to the model, except on an oracle row
+      assert config.data.coords_known == row.oracle == (get_spec(row.pe).needs == "coords")
+      assert not get_spec(row.pe).module.needs_grid
+
+
+def _over_seeds(values):
+  from experiments import stats
+  return stats.over_seeds(values)
+
+
+def test_the_verdict_rule_on_known_values():
+  small, large = _over_seeds([0.90, 0.91, 0.92]), _over_seeds([0.60, 0.62, 0.61])
+  assert benchmark._verdict(small, large)[0] == "small σ better"
+  assert benchmark._verdict(large, small)[0] == "large σ better"
+  noisy = _over_seeds([0.5, 0.9, 0.7])
+  verdict, p = benchmark._verdict(noisy, _over_seeds([0.6, 0.8, 0.65]))
+  assert verdict == "no difference detected" and p >= 0.05
+  assert benchmark.welch_two_sided(_over_seeds([0.9]), large) == 1.0  # one seed: no test
+
+
+def _summary(pe, scores, rsa=None):
+  models = []
+  for sigma, values in scores.items():
+    for seed, v in enumerate(values):
+      m = {"pe_init_scale": sigma, "seed": seed, "train_accuracy": 1.0, "test_accuracy": v,
+           "test_accuracy_by_level": {"binary": v, "ternary": v, "quaternary": v}}
+      if rsa is not None:
+        m["pe_rsa"] = rsa[sigma][seed]
+      models.append(m)
+  return {"task": "lst", "pe": pe, "num_steps": 10, "models": models}
+
+
+def test_tables_from_finished_runs(tmp_path, monkeypatch):
+  monkeypatch.setattr(benchmark, "RESULTS", str(tmp_path / "results"))
+  monkeypatch.setattr(benchmark, "DOC", str(tmp_path / "benchmark.md"))
+  root = tmp_path / "runs"
+  runs = {"learned": _summary("learned", {0.1: [0.95, 0.96, 0.97], 2.0: [0.60, 0.62, 0.61]},
+                              rsa={0.1: [0.4, 0.5, 0.45], 2.0: [0.0, 0.01, -0.01]}),
+          "rope": _summary("rope", {1.0: [0.80, 0.81, 0.79]})}
+  for name, summary in runs.items():
+    (root / "lst" / name).mkdir(parents=True)
+    (root / "lst" / name / "summary.json").write_text(json.dumps(summary))
+    (root / "lst" / name / "metrics.jsonl").write_text("")
+    (root / "lst" / name / "config.json").write_text("{}")
+    (root / "lst" / name / "train.log").write_text(
+        "I1202 01:00:00.0 1 train.py:1] start\nI1202 01:03:00.0 1 train.py:1] end\n")
+  (root / "lst" / "alibi").mkdir()
+  (root / "lst" / "alibi" / "train.log").write_text("error: model.pe: cannot serve this\n")
+  text = benchmark.tabulate(["lst"], str(root))
+  ranking = text[text.index("### Ranking"):text.index("### Init scale")]
+  order = [line.split(" | ")[1] for line in ranking.splitlines() if line.startswith("| 1")
+           or line.startswith("| 2") or line.startswith("| 3")]
+  assert order == ["`learned`", "`rope`", "`learned`"]  # best mean test accuracy first
+  assert "identical by construction to `sinusoidal_nd`" in ranking
+  assert "- `alibi`: model.pe: cannot serve this" in text
+  assert "| `learned` | add | 0.960 [" in text and "small σ better" in text
+  assert "Score verdicts: small σ better: 1." in text
+  kept = tmp_path / "results" / "lst" / "learned"
+  assert json.loads((kept / "wall.json").read_text())["minutes"] == 3
+  assert (tmp_path / "results" / "lst" / "init_scale.png").exists()
+  assert (tmp_path / "benchmark.md").read_text() == text
+  # A fresh checkout (no run folder) ranks the same from the kept records.
+  fresh = benchmark.tabulate(["lst"], str(tmp_path / "gone"))
+  assert ranking.split("\n\n")[1] in fresh  # the ranking table itself
+
+
+def test_print_gives_one_resumable_command_per_job(capsys):
+  assert benchmark.main(["--task=lst", "--names=learned,rope", "--root=gs://b/bench",
+                         "--print"]) == 0
+  lines = capsys.readouterr().out.splitlines()
+  assert len(lines) == 2 and "--workdir=gs://b/bench/lst/learned" in lines[0]
+  assert "'--config.sweep.pe_init_scale=(0.1,2.0)'" in lines[0]
+  assert "configs/grid2d.py:pe=rope" in lines[1] and "pe_init_scale=(1.0,)" in lines[1]
+  with pytest.raises(SystemExit):
+    benchmark.main(["--task=lst", "--names=time_continuous", "--print"])  # coinciding: no job
