@@ -53,3 +53,18 @@ def assert_sweep_equals_single_runs(config, chunks=2):
     for a, b in zip(flat_joint, flat_alone, strict=True):
       np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)
   return joint
+
+
+def one_per_mechanism(names, extra=()):
+  """pytest params over PE ``names`` (and ``extra`` params, kept in the fast tier): the first PE of
+  each catalogue mechanism stays in the fast unit tier, the rest of the sweep is marked ``e2e``, so
+  ``-m "not slow and not e2e"`` checks every mechanism once and the default run checks every PE."""
+  import pytest
+  from learnpe_jax.pe import get_spec
+  seen, params = set(), []
+  for name in names:
+    mechanism = get_spec(name).mechanism
+    marks = () if mechanism not in seen else (pytest.mark.e2e,)
+    seen.add(mechanism)
+    params.append(pytest.param(name, marks=marks))
+  return params + [pytest.param(e) for e in extra]

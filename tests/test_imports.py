@@ -37,7 +37,8 @@ RANK = {layer: rank for rank, layer in enumerate(LAYERS)}
 # The measures import nothing of the package outside themselves, so any layer may call them
 # (docs/design.md); the brain task computes its data's functional connectivity with them.
 MEASURES = ("learnpe_jax.analysis.rsa", "learnpe_jax.analysis.geometry",
-            "learnpe_jax.analysis.modularity", "learnpe_jax.analysis.functional")
+            "learnpe_jax.analysis.modularity", "learnpe_jax.analysis.functional",
+            "learnpe_jax.analysis.bias_geometry")
 # The one import that goes up, named in docs/design.md: the host loop logs the PE metrics.
 UPWARD = {("learnpe_jax.train", "learnpe_jax.analysis.pe_metrics")}
 

@@ -18,6 +18,7 @@ from learnpe_jax.pe import REGISTRY, build_pe, default_pe_config, get_spec
 from learnpe_jax.pe.registry import catalogue_rows, pe_kwargs
 from learnpe_jax.pe.features import sinusoidal_features
 from learnpe_jax.positions import Positions, grid_positions
+from tests.helpers import one_per_mechanism
 
 WIDTH, HEADS, DEPTH, FEATS = 8, 2, 2, 3
 NAMES = sorted(REGISTRY)
@@ -98,7 +99,7 @@ def _forward_and_grad(model, x, positions, name, kind):
     assert pe_grads and any(float(jnp.abs(g).max()) > 0 for g in pe_grads), (name, kind)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", one_per_mechanism(NAMES))
 def test_every_pe_runs_and_trains_on_1d_2d_3d(name):
   for kind in ("1d", "2d", "3d"):
     positions = as_jnp(positions_of(kind))

@@ -18,6 +18,7 @@ from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.pe import REGISTRY, build_pe, default_pe_config
 from learnpe_jax.pe.base import PositionalTerms
 from learnpe_jax.positions import grid_positions
+from tests.helpers import one_per_mechanism
 
 WIDTH, HEADS, FEATS, TOKENS = 8, 2, 3, 16  # FEATS < WIDTH: the Affine first block applies
 FIELDS = [f.name for f in dataclasses.fields(PositionalTerms)]
@@ -109,7 +110,7 @@ class OneAttention(nn.Module):
     return shortcuts.ShortcutAttention(HEADS, name="attention")(x, terms, self.rows)
 
 
-@pytest.mark.parametrize("name", sorted(REGISTRY) + ["every_term"])
+@pytest.mark.parametrize("name", one_per_mechanism(sorted(REGISTRY), extra=["every_term"]))
 def test_attention_for_query_rows_equals_the_rows_of_full_attention(name):
   """Terms cut to the query rows and the folded key/value projections give the rows of the plain
   attention; an Affine input gives the plain attention of the input it describes."""
@@ -152,7 +153,7 @@ def assert_same_function(pe, norm, readout="last", depth=2):
   return make, params, tokens
 
 
-@pytest.mark.parametrize("name", PES + ["every_term"])
+@pytest.mark.parametrize("name", one_per_mechanism(PES, extra=["every_term"]))
 def test_shortcut_encoder_equals_the_plain_encoder(name):
   """Every PositionalTerms field: both shortcuts (post-norm: Affine first block and last token
   only), and the last-token block alone (pre-norm)."""

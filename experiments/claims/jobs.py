@@ -1,6 +1,7 @@
 """The training jobs behind the six claims, in one pool so that claims share runs.
 
-CPU scale (``cpu_overrides``): the default model of each config (LST: width 64, 2 blocks, lr 1e-3,
+CPU scale (``cpu_overrides``): the default model of each config (LST: the ``reduced`` variant of
+``configs/grid2d.py``, the first CPU default: puzzles revealed at random, width 64, 2 blocks, lr 1e-3,
 batch 128), 5 seeds, LST 2,000 steps (the default config's 3,000 cut to fit the six claims in about
 an hour of a 2-core CPU; a first probe, 5 σ × 2 seeds at width 64, used 2,400). Paper scale: the
 ``:paper`` variant of the same config (the study's 20 σ × 15 seeds, width 160, 4 blocks) with the
@@ -22,7 +23,7 @@ def lst_pe(pe: str, label: str, sigmas=None, scrambled: bool = False, name: str 
   extra = tuple(overrides.items()) + ((("data.scramble_cells", True),) if scrambled else ())
   cpu = (("train.num_steps", steps), ("sweep.seeds", SEEDS)) + (
       (("sweep.pe_init_scale", sigmas),) if sigmas else ())
-  return ClaimJob(name, f"configs/grid2d.py:pe={pe}",
+  return ClaimJob(name, f"configs/grid2d.py:reduced,pe={pe}",
                   label + (" (scrambled)" if scrambled else ""), overrides=extra,
                   cpu_overrides=cpu, paper=steps == 2000)
 

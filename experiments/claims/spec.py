@@ -28,12 +28,13 @@ class ClaimJob:
   paper: bool = True
 
   def at(self, scale: str = "cpu") -> Job:
-    """The runnable job at ``scale`` ('cpu' | 'paper'); at 'paper' its workdir is ``paper/NAME``."""
+    """The runnable job at ``scale`` ('cpu' | 'paper'); at 'paper' its workdir is ``paper/NAME``
+    and its config the ``:paper`` variant (without ``reduced``, a CPU setting)."""
     if scale == "cpu":
       return Job(self.name, self.config, tuple(dict(self.overrides + self.cpu_overrides).items()))
     base, _, variants = self.config.partition(":")
-    return Job(f"paper/{self.name}", f"{base}:{variants + ',' if variants else ''}paper",
-               self.overrides)
+    kept = [v for v in variants.split(",") if v and v != "reduced"]
+    return Job(f"paper/{self.name}", f"{base}:{','.join(kept + ['paper'])}", self.overrides)
 
 
 @dataclasses.dataclass(frozen=True)
