@@ -104,6 +104,7 @@ class Row:
   job: Job | None          # None: a coinciding PE, not trained
   oracle: bool = False
   equals: tuple[str, str] | None = None  # (PE, why) for a coinciding PE
+  model: str = "transformer"             # model.kind: the reference rows are 'lstm' and 'mlp'
 
 
 def _job(task: str, name: str, pe: str, **overrides) -> Job:
@@ -129,7 +130,7 @@ def rows(task: str) -> list[Row]:
     else:
       out.append(Row(name, name, _job(task, name, name, **{"data.coords_known": False})))
   if task == "lst":
-    out += [Row(name, pe, _job(task, name, pe, **{"model.kind": kind}))
+    out += [Row(name, pe, _job(task, name, pe, **{"model.kind": kind}), model=kind)
             for name, (kind, pe) in BASELINES.items()]
   return out
 
@@ -159,8 +160,11 @@ def row_records(task: str, row: Row, root: str) -> list[dict]:
   for sigma in sorted({m["pe_init_scale"] for m in models}):
     group = [m for m in models if m["pe_init_scale"] == sigma]
     levels = list(group[0].get(f"{score}_by_level", {}))
+    mechanism = get_spec(row.pe).mechanism
+    if row.model != "transformer":
+      mechanism = f"{row.model.upper()}, PE: {mechanism}"
     rec = {"row": row.name, "pe": row.pe, "sigma": sigma, "oracle": row.oracle,
-           "learnable": get_spec(row.pe).learnable, "mechanism": get_spec(row.pe).mechanism,
+           "learnable": get_spec(row.pe).learnable, "mechanism": mechanism,
            "minutes": minutes, "score": stats.over_seeds(m[score] for m in group),
            "train": stats.over_seeds(m.get(score.replace("test_", "train_")) for m in group),
            "levels": {lvl: stats.over_seeds(m[f"{score}_by_level"][lvl] for m in group)
