@@ -8,8 +8,8 @@
     python -m experiments.benchmark --tabulate               # tables and figures of every task
 
 One job is one PE (a *row*) on one task: its σ × seeds vmapped in one compiled program, run by
-``experiments.runner`` in ``--root/TASK/ROW`` (default ``runs/benchmark``); a finished job is
-skipped and an interrupted one resumes from its last checkpoint. A job's summary, metrics, config
+``experiments.runner`` in ``--root/TASK/ROW`` (default ``runs/benchmark``); a finished job (or one
+whose records the repo keeps) is skipped and an interrupted one resumes from its last checkpoint. A job's summary, metrics, config
 and wall time are kept under ``experiments/results/benchmark/TASK/ROW/`` (never its checkpoints),
 so the tables can be rebuilt from a fresh checkout.
 
@@ -402,7 +402,8 @@ def main(argv=None) -> int:
     if not args.task:
       parser.error("--task: needed to train (one task per command); allowed: "
                    + ", ".join(BUDGETS))
-    failed = runner.run_jobs(jobs, args.root, check=False)
+    failed = runner.run_jobs(jobs, args.root, check=False,
+                             done=runner.kept_or_finished(RESULTS))
     for name in failed:
       print(f"[{name}] failed; its row is missing from the table (rerun to resume)",
             file=sys.stderr)

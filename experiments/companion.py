@@ -287,7 +287,7 @@ def main(argv=None) -> int:
     print("\n".join(cluster.command_lines(jobs, args.root, python=sys.executable)))
     return 0
   if not args.tabulate:
-    runner.run_jobs(jobs, args.root)
+    runner.run_jobs(jobs, args.root, done=runner.kept_or_finished(RESULTS))
   print(tabulate(args.root))
   return 0
 

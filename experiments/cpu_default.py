@@ -170,7 +170,7 @@ def main(argv=None) -> int:
   args = parser.parse_args(argv)
   os.makedirs(RESULTS, exist_ok=True)
   if not args.tabulate:
-    runner.run_jobs([job for job, _ in PROBES], args.root)
+    runner.run_jobs([job for job, _ in PROBES], args.root, done=runner.kept_or_finished(RESULTS))
   print(tabulate(args.root))
   return 0
 

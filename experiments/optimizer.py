@@ -90,7 +90,7 @@ def main(argv=None) -> int:
   parser.add_argument("--tabulate", action="store_true", help="only tabulate finished jobs")
   args = parser.parse_args(argv)
   if not args.tabulate:
-    runner.run_jobs(list(JOBS), args.root)
+    runner.run_jobs(list(JOBS), args.root, done=runner.kept_or_finished(RESULTS))
   print(tabulate(args.root))
   return 0
 

@@ -126,6 +126,12 @@ def records(job: Job, root: str, results_dir: str) -> str | None:
   return kept if os.path.exists(os.path.join(kept, "summary.json")) else None
 
 
+def kept_or_finished(results_dir: str) -> Callable[[Job, str], bool]:
+  """A ``run_jobs`` ``done`` test: the job finished under ``root`` or its records are kept in
+  ``results_dir`` (so a fresh checkout does not retrain what the repo already holds)."""
+  return lambda job, root: records(job, root, results_dir) is not None
+
+
 def wall_minutes(log_path: str) -> int:
   """A run's wall time from its ``train.log`` (absl lines, first to last), summed over the gaps
   under 10 minutes, so the time between an interruption and the resume is not counted."""

@@ -104,7 +104,10 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   assert json.loads((kept / "wall.json").read_text())["minutes"] == 3
   assert (tmp_path / "results" / "lst" / "init_scale.png").exists()
   assert (tmp_path / "benchmark.md").read_text() == text
-  # A fresh checkout (no run folder) ranks the same from the kept records.
+  # A fresh checkout (no run folder) ranks the same from the kept records, and does not retrain.
+  done = runner.kept_or_finished(benchmark.RESULTS)
+  rows = {r.name: r.job for r in benchmark.rows("lst") if r.job is not None}
+  assert done(rows["learned"], str(tmp_path / "gone")) and not done(rows["alibi"], str(root))
   fresh = benchmark.tabulate(["lst"], str(tmp_path / "gone"))
   assert ranking.split("\n\n")[1] in fresh  # the ranking table itself
 
