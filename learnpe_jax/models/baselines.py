@@ -71,9 +71,8 @@ def check_baseline(kind: str, pe_name: str, mechanism: str, readout: str) -> Non
 
 class _Baseline(nn.Module):
   """What the baselines share with ``Encoder``: the PE field, ``pe_blocks``, ``pe_add_terms`` (and
-  ``pe_logit_terms``, always None), the
-  call signature and ``block_noise_sd`` (``evaluate.py``'s noise probe: here Gaussian noise at the
-  input of every layer)."""
+  ``pe_logit_terms``, always None), the call signature and ``block_noise_sd`` (``evaluate.py``'s
+  noise probe: here Gaussian noise at the input of every layer)."""
 
   pe: PositionalEncoding
   width: int = 160
