@@ -86,12 +86,12 @@ def _read(path: str):
     return json.load(f) if path.endswith(".json") else [json.loads(l) for l in f if l.strip()]
 
 
-def collect(root: str) -> tuple[list[dict], list[dict]]:
+def collect(root: str, results: str = RESULTS) -> tuple[list[dict], list[dict]]:
   """Final per-model records and every eval row of the finished pieces, each labelled with its
   condition (``pe``: a σ or '2-D sinusoidal'; ``data``)."""
   models, rows = [], []
   for job in JOBS:
-    workdir = runner.records(job, root, RESULTS)
+    workdir = runner.records(job, root, results)
     if workdir is None:
       continue
     summary = _read(os.path.join(workdir, "summary.json"))
@@ -249,7 +249,7 @@ def figure(rows: list[dict], path: str) -> None:
 
 
 def tabulate(root: str, results: str = RESULTS) -> str:
-  models, rows = collect(root)
+  models, rows = collect(root, results)
   os.makedirs(results, exist_ok=True)
   for job in JOBS:  # the pieces' summaries and metrics (never checkpoints) travel with the repo
     if runner.finished(job, root):
