@@ -153,7 +153,9 @@ def assert_same_function(pe, norm, readout="last", depth=2):
   return make, params, tokens
 
 
-@pytest.mark.parametrize("name", one_per_mechanism(PES, extra=["every_term"]))
+# The fast unit tier checks the PE that sets every field at once; the catalogue PEs are e2e.
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.e2e) for n in PES]
+                         + ["every_term"])
 def test_shortcut_encoder_equals_the_plain_encoder(name):
   """Every PositionalTerms field: both shortcuts (post-norm: Affine first block and last token
   only), and the last-token block alone (pre-norm)."""
