@@ -143,10 +143,6 @@ def _read(path: str):
     return json.load(f)
 
 
-def _score(task: str):
-  return BUDGETS[task].score
-
-
 def row_records(task: str, row: Row, root: str) -> list[dict]:
   """One record per σ of a finished row: the measures over seeds (``stats.over_seeds``)."""
   where = runner.records(row.job, root, RESULTS)
@@ -155,7 +151,7 @@ def row_records(task: str, row: Row, root: str) -> list[dict]:
   models = _read(os.path.join(where, "summary.json"))["models"]
   wall = os.path.join(RESULTS, row.job.name, "wall.json")
   minutes = _read(wall)["minutes"] if os.path.exists(wall) else None
-  score = _score(task)
+  score = BUDGETS[task].score
   out = []
   for sigma in sorted({m["pe_init_scale"] for m in models}):
     group = [m for m in models if m["pe_init_scale"] == sigma]
@@ -222,7 +218,7 @@ def _ci(s: dict | None, digits: int = 3) -> str:
 
 def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
   """Every σ of every row, best mean test score first; coinciding PEs at the end."""
-  score = "accuracy" if _score(task) == "test_accuracy" else "R²"
+  score = "accuracy" if BUDGETS[task].score == "test_accuracy" else "R²"
   levels = next((list(r["levels"]) for r in records if r["levels"]), [])
   head = (["rank", "PE", "mechanism", "σ", f"test {score} [95% CI]"]
           + [f"test {lvl}" for lvl in levels]
@@ -275,7 +271,7 @@ def figure(task: str, verdicts: list[dict], path: str) -> None:
   import matplotlib.pyplot as plt
   fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(verdicts) + 1.6), sharey=True)
   ys = range(len(verdicts))
-  for ax, (key, label) in zip(axes, (("score", f"test {_score(task).removeprefix('test_')}"),
+  for ax, (key, label) in zip(axes, (("score", f"test {BUDGETS[task].score.removeprefix('test_')}"),
                                      ("geometry", "geometry RSA (PE or bias)"))):
     for offset, sigma, suffix, color in ((-0.15, SIGMAS[0], "small", "tab:blue"),
                                          (0.15, SIGMAS[1], "large", "tab:orange")):

@@ -148,9 +148,11 @@ def keep_wall_time(job: Job, root: str, results_dir: str) -> int | None:
   log = os.path.join(root, job.name, "train.log")
   kept = os.path.join(results_dir, job.name, "wall.json")
   if finished(job, root) and os.path.exists(log):
+    minutes = wall_minutes(log)
     os.makedirs(os.path.dirname(kept), exist_ok=True)
     with open(kept, "w") as f:
-      json.dump({"minutes": wall_minutes(log), "from": "train.log"}, f)
+      json.dump({"minutes": minutes, "from": "train.log"}, f)
+    return minutes
   if not os.path.exists(kept):
     return None
   with open(kept) as f:
