@@ -11,7 +11,9 @@ One job is one PE (a *row*) on one task: its σ × seeds vmapped in one compiled
 ``experiments.runner`` in ``--root/TASK/ROW`` (default ``runs/benchmark``); a finished job (or one
 whose records the repo keeps) is skipped and an interrupted one resumes from its last checkpoint. A job's summary, metrics, config
 and wall time are kept under ``experiments/results/benchmark/TASK/ROW/`` (never its checkpoints),
-so the tables can be rebuilt from a fresh checkout.
+so the tables can be rebuilt from a fresh checkout. The reading of a task's results is written by
+hand, after its runs, in ``experiments/results/benchmark/TASK/findings.md``; ``--tabulate`` puts it
+under the task's tables.
 
 Rows (``rows(task)``):
   * lst: every PE of the registry, at the budget ``configs/grid2d.py`` has when this runs (its CPU
@@ -58,6 +60,7 @@ from learnpe_jax.pe.registry import REGISTRY, get_spec
 
 RESULTS = os.path.join(RESULTS_DIR, "benchmark")
 DOC = os.path.join(REPO, "docs", "benchmark.md")
+FINDINGS = "findings.md"  # a task's reading of its results, written by hand beside its records
 SIGMAS = (0.1, 2.0)
 SEEDS = (0, 1, 2)
 
@@ -332,6 +335,10 @@ def tabulate_task(task: str, root: str) -> str:
     figure(task, verdicts, fig)
     lines += ["### Init scale across mechanisms", "", verdict_table(verdicts), "",
               f"![init scale, {task}](../experiments/results/benchmark/{task}/init_scale.png)", ""]
+  findings = os.path.join(out_dir, FINDINGS)
+  if os.path.exists(findings):
+    with open(findings) as f:
+      lines += ["### What the results say", "", f.read().strip(), ""]
   return "\n".join(lines)
 
 

@@ -104,6 +104,10 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   assert json.loads((kept / "wall.json").read_text())["minutes"] == 3
   assert (tmp_path / "results" / "lst" / "init_scale.png").exists()
   assert (tmp_path / "benchmark.md").read_text() == text
+  assert "### What the results say" not in text
+  (tmp_path / "results" / "lst" / benchmark.FINDINGS).write_text("The small σ wins here.\n")
+  assert "### What the results say\n\nThe small σ wins here.\n" in benchmark.tabulate(
+      ["lst"], str(root))
   # A fresh checkout (no run folder) ranks the same from the kept records, and does not retrain.
   done = runner.kept_or_finished(benchmark.RESULTS)
   rows = {r.name: r.job for r in benchmark.rows("lst") if r.job is not None}
