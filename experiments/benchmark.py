@@ -327,7 +327,10 @@ def tabulate_task(task: str, root: str) -> str:
   if missing:
     lines += [f"Not finished yet ({len(missing)}): " + ", ".join(f"`{m}`" for m in missing) + ".",
               ""]
-  lines += ["### Ranking", "", ranking_table(task, records, coinciding), ""]
+  walls = {r["row"]: r["minutes"] for r in records if r["minutes"] is not None}
+  lines += ["### Ranking", "", ranking_table(task, records, coinciding), "",
+            f"Wall time: {sum(walls.values())} min for the {len(walls)} jobs above (each job's "
+            "`train.log`, first line to last, an interruption of over 10 min not counted).", ""]
   if errors:
     lines += ["PEs that cannot serve this task (their one-line error):", ""] + errors + [""]
   if verdicts:

@@ -100,6 +100,7 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   assert "- `alibi`: model.pe: cannot serve this" in text
   assert "| `learned` | add | 0.960 [" in text and "small σ better" in text
   assert "Score verdicts: small σ better: 1." in text
+  assert "Wall time: 6 min for the 2 jobs above" in text
   kept = tmp_path / "results" / "lst" / "learned"
   assert json.loads((kept / "wall.json").read_text())["minutes"] == 3
   assert (tmp_path / "results" / "lst" / "init_scale.png").exists()
