@@ -359,7 +359,8 @@ setting, the measures and the verdict rule, written before the run, are the modu
 - one job per PE and task, σ × seeds vmapped; seeds 0, 1, 2; learnable PEs at σ = 0.1 and 2.0
   (each scaled parameter σ × a unit normal draw), fixed PEs once;
 - test score with its 95% Student-t interval over seeds (accuracy on the LST, R² on the regression
-  tasks), per level, train score, wall time of the job (min);
+  tasks; over three seeds the intervals are wide, and they are not clipped to the score's range),
+  per level, train score, wall time of the job (min);
 - *PE–geometry RSA*: Spearman ρ between the PE's dissimilarity (1 − cos) and the true distance
   (block 0), for PEs that add per-token vectors; *bias–geometry RSA*: the mean over heads of
   Spearman ρ between the negated content-free attention logits (`logit_bias` + `pos_logits`) and
