@@ -3,6 +3,7 @@
     python -m experiments.benchmark --task=lst               # train what is missing (resumable),
                                                              # then tabulate (docs/benchmark.md)
     python -m experiments.benchmark --task=lst --names=rope,t5_bias_nd   # only these rows
+    python -m experiments.benchmark --task=lst --lanes=2     # two jobs at once, one core each
     python -m experiments.benchmark --task=lst --print       # one command per job (a scheduler;
                                                              # also --tpu_vms/--write_slurm)
     python -m experiments.benchmark --tabulate               # tables and figures of every task
@@ -152,8 +153,8 @@ def row_records(task: str, row: Row, root: str) -> list[dict]:
   if where is None:
     return []
   models = _read(os.path.join(where, "summary.json"))["models"]
-  wall = os.path.join(RESULTS, row.job.name, "wall.json")
-  minutes = _read(wall)["minutes"] if os.path.exists(wall) else None
+  wall_path = os.path.join(RESULTS, row.job.name, "wall.json")
+  wall = _read(wall_path) if os.path.exists(wall_path) else {}
   score = BUDGETS[task].score
   out = []
   for sigma in sorted({m["pe_init_scale"] for m in models}):
@@ -164,7 +165,7 @@ def row_records(task: str, row: Row, root: str) -> list[dict]:
       mechanism = f"{row.model.upper()}, PE: {mechanism}"
     rec = {"row": row.name, "pe": row.pe, "sigma": sigma, "oracle": row.oracle,
            "learnable": get_spec(row.pe).learnable, "mechanism": mechanism,
-           "minutes": minutes, "score": stats.over_seeds(m[score] for m in group),
+           "minutes": wall.get("minutes"), "cores": wall.get("cores"), "score": stats.over_seeds(m[score] for m in group),
            "train": stats.over_seeds(m.get(score.replace("test_", "train_")) for m in group),
            "levels": {lvl: stats.over_seeds(m[f"{score}_by_level"][lvl] for m in group)
                       for lvl in levels}}
@@ -219,6 +220,14 @@ def _ci(s: dict | None, digits: int = 3) -> str:
   return f"{s['mean']:.{digits}f} [{s['lo']:.{digits}f}, {s['hi']:.{digits}f}]"
 
 
+def _wall(record: dict) -> str:
+  """A job's minutes and the CPU cores it could use (when its log says)."""
+  if record["minutes"] is None:
+    return "—"
+  cores = record.get("cores")
+  return f"{record['minutes']}" + (f" ({cores} core{'s' * (cores > 1)})" if cores else "")
+
+
 def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
   """Every σ of every row, best mean test score first; coinciding PEs at the end."""
   score = "accuracy" if BUDGETS[task].score == "test_accuracy" else "R²"
@@ -235,7 +244,7 @@ def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
     cells = [str(i), name, r["mechanism"], sigma, _ci(r["score"])]
     cells += [_ci(r["levels"].get(lvl)) for lvl in levels]
     cells += [_ci(r["train"]), _ci(r.get("pe_rsa"), 2), _ci(r.get("pe_bias_rsa"), 2),
-              str(r["minutes"]) if r["minutes"] is not None else "—"]
+              _wall(r)]
     lines.append("| " + " | ".join(cells) + " |")
   for row in coinciding:
     pe, why = row.equals
@@ -330,7 +339,9 @@ def tabulate_task(task: str, root: str) -> str:
   walls = {r["row"]: r["minutes"] for r in records if r["minutes"] is not None}
   lines += ["### Ranking", "", ranking_table(task, records, coinciding), "",
             f"Wall time: {sum(walls.values())} min for the {len(walls)} jobs above (each job's "
-            "`train.log`, first line to last, an interruption of over 10 min not counted).", ""]
+            "`train.log`, first line to last, an interruption of over 10 min not counted; a job "
+            "run with `--lanes=2` had one CPU core and shared the machine with another job, as "
+            "its *min* cell says).", ""]
   if errors:
     lines += ["PEs that cannot serve this task (their one-line error):", ""] + errors + [""]
   if verdicts:
@@ -388,6 +399,8 @@ def main(argv=None) -> int:
   parser.add_argument("--names", default="", help="comma-separated rows (default: all)")
   parser.add_argument("--root", default=os.path.join(REPO, "runs", "benchmark"))
   parser.add_argument("--tabulate", action="store_true", help="only tabulate finished jobs")
+  parser.add_argument("--lanes", type=int, default=1,
+                      help="jobs at once, one CPU core each (runner.run_jobs)")
   parser.add_argument("--print", action="store_true", help="print one command per job and stop")
   cluster.add_output_flags(parser)
   args = parser.parse_args(argv)
@@ -409,7 +422,7 @@ def main(argv=None) -> int:
     if not args.task:
       parser.error("--task: needed to train (one task per command); allowed: "
                    + ", ".join(BUDGETS))
-    failed = runner.run_jobs(jobs, args.root, check=False,
+    failed = runner.run_jobs(jobs, args.root, args.lanes, check=False,
                              done=runner.kept_or_finished(RESULTS))
     for name in failed:
       print(f"[{name}] failed; its row is missing from the table (rerun to resume)",

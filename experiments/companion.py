@@ -208,9 +208,9 @@ def wall_times(root: str, results: str = RESULTS) -> dict:
   beside its kept records (``wall.json``) so a checkout without the run folder still has it."""
   out = {}
   for job in JOBS:
-    minutes = runner.keep_wall_time(job, root, results)
-    if minutes is not None:
-      out[job.name] = f"{minutes} min"
+    wall = runner.keep_wall_time(job, root, results)
+    if wall is not None:
+      out[job.name] = f"{wall['minutes']} min"
   return out
 
 

@@ -142,21 +142,33 @@ def wall_minutes(log_path: str) -> int:
   return round(total / 60)
 
 
-def keep_wall_time(job: Job, root: str, results_dir: str) -> int | None:
-  """A finished job's ``wall_minutes``, written to ``results_dir/<job>/wall.json`` beside its kept
-  records (a checkout without the run folder still has it); the kept value, or None."""
+def cpu_cores(log_path: str) -> int | None:
+  """The CPU cores a run could use, from its ``train.log`` (the fewest over its restarts), or None
+  for a log written before ``train`` reported them."""
+  with open(log_path) as f:
+    found = re.findall(r"this process may use (\d+) CPU cores", f.read())
+  return min(map(int, found)) if found else None
+
+
+def keep_wall_time(job: Job, root: str, results_dir: str) -> dict | None:
+  """A finished job's wall time, ``{"minutes": wall_minutes, "cores": cpu_cores}``, written to
+  ``results_dir/<job>/wall.json`` beside its kept records (a checkout without the run folder still
+  has it); the kept record, or None. A kept record's ``cores`` is not overwritten by None."""
   log = os.path.join(root, job.name, "train.log")
   kept = os.path.join(results_dir, job.name, "wall.json")
+  old = None
+  if os.path.exists(kept):
+    with open(kept) as f:
+      old = json.load(f)
   if finished(job, root) and os.path.exists(log):
-    minutes = wall_minutes(log)
+    wall = {"minutes": wall_minutes(log), "cores": cpu_cores(log), "from": "train.log"}
+    if wall["cores"] is None and old:
+      wall["cores"] = old.get("cores")
     os.makedirs(os.path.dirname(kept), exist_ok=True)
     with open(kept, "w") as f:
-      json.dump({"minutes": minutes, "from": "train.log"}, f)
-    return minutes
-  if not os.path.exists(kept):
-    return None
-  with open(kept) as f:
-    return json.load(f)["minutes"]
+      json.dump(wall, f)
+    return wall
+  return old
 
 
 def error_line(job: Job, root: str) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 
 from absl import logging
@@ -72,6 +73,9 @@ def train_and_evaluate(config, workdir: str) -> dict:
   axis = model_axis(config)
   logging.info("Sweep of %d models (σ × lr × seeds), task %s with %d tokens, PE %s.",
                axis.size, task.name, task.num_tokens, config.model.pe.name)
+  cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+  logging.info("Devices: %d %s; this process may use %d CPU cores.", jax.device_count(),
+               jax.default_backend(), cores)
 
   trainer = Trainer(config, task, axis)
   t0 = time.time()

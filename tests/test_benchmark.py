@@ -82,13 +82,15 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   runs = {"learned": _summary("learned", {0.1: [0.95, 0.96, 0.97], 2.0: [0.60, 0.62, 0.61]},
                               rsa={0.1: [0.4, 0.5, 0.45], 2.0: [0.0, 0.01, -0.01]}),
           "rope": _summary("rope", {1.0: [0.80, 0.81, 0.79]})}
+  cores = {"learned": "", "rope": "I1202 01:00:01.0 1 train.py:2] this process may use 1 CPU cores.\n"}
   for name, summary in runs.items():
     (root / "lst" / name).mkdir(parents=True)
     (root / "lst" / name / "summary.json").write_text(json.dumps(summary))
     (root / "lst" / name / "metrics.jsonl").write_text("")
     (root / "lst" / name / "config.json").write_text("{}")
     (root / "lst" / name / "train.log").write_text(
-        "I1202 01:00:00.0 1 train.py:1] start\nI1202 01:03:00.0 1 train.py:1] end\n")
+        "I1202 01:00:00.0 1 train.py:1] start\n" + cores[name]
+        + "I1202 01:03:00.0 1 train.py:1] end\n")
   (root / "lst" / "alibi").mkdir()
   (root / "lst" / "alibi" / "train.log").write_text("error: model.pe: cannot serve this\n")
   text = benchmark.tabulate(["lst"], str(root))
@@ -103,6 +105,7 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   assert "Wall time: 6 min for the 2 jobs above" in text
   kept = tmp_path / "results" / "lst" / "learned"
   assert json.loads((kept / "wall.json").read_text())["minutes"] == 3
+  assert "| 3 (1 core) |" in ranking and "| 3 |" in ranking  # rope's log gives its cores
   assert (tmp_path / "results" / "lst" / "init_scale.png").exists()
   assert (tmp_path / "benchmark.md").read_text() == text
   assert "### What the results say" not in text
