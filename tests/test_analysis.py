@@ -22,19 +22,6 @@ def _random_orthogonal(rng, n, k):
   return q[:, :k]
 
 
-def smoke_workdir(tmp_path_factory, data_dir, **overrides):
-  """One trained smoke run per test session (shared by test_analysis and test_evaluate)."""
-  from configs import grid2d
-  from learnpe_jax import train
-  workdir = tmp_path_factory.getbasetemp() / "smoke_run"
-  if not (workdir / "summary.json").exists():
-    config = grid2d.get_config("smoke")
-    config.data.data_dir = data_dir
-    config.train.num_steps = 100
-    train.train_and_evaluate(config, str(workdir))
-  return str(workdir)
-
-
 # ---- layout recovery ----------------------------------------------------------------------------
 @pytest.mark.parametrize("dim", [2, 3])
 def test_mds_procrustes_recovers_a_layout_from_its_own_distances(dim):
@@ -142,9 +129,9 @@ def test_movement_is_relative_frobenius_change():
 
 # ---- analyze on a run ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def analyzed(tmp_path_factory, data_dir):
+def analyzed(smoke_run):
   from learnpe_jax import analyze
-  workdir = smoke_workdir(tmp_path_factory, data_dir)
+  workdir = smoke_run
   data = analyze.analyze(workdir, num_permutations=99, command="analyze (test)")
   return workdir, data
 

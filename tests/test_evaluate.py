@@ -13,10 +13,6 @@ from learnpe_jax import evaluate
 from learnpe_jax.restore import load_run
 from learnpe_jax.tasks import latin_square as ls
 from learnpe_jax.tasks import latin_square_tfds, puzzle_csv
-try:
-  from tests.test_analysis import smoke_workdir
-except ImportError:  # tests/ run as rootdir-relative modules
-  from test_analysis import smoke_workdir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,9 +39,9 @@ def _check_matches_trainer(workdir, csv_path, batch_size=512):
   return result
 
 
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory, data_dir):
-  return smoke_workdir(tmp_path_factory, data_dir)
+@pytest.fixture
+def workdir(smoke_run):
+  return smoke_run  # conftest.py: one trained smoke run per session
 
 
 @pytest.mark.e2e

@@ -17,15 +17,11 @@ from learnpe_jax.tasks import latin_square as ls
 from learnpe_jax.tasks import lst
 from learnpe_jax.tasks.puzzle_csv import read_puzzles
 from learnpe_jax.tasks.registry import load_task
-try:
-  from tests.test_analysis import smoke_workdir
-except ImportError:  # tests/ run as rootdir-relative modules
-  from test_analysis import smoke_workdir
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory, data_dir):
-  return smoke_workdir(tmp_path_factory, data_dir)
+@pytest.fixture
+def trained(smoke_run):
+  return smoke_run  # conftest.py: one trained smoke run per session
 
 
 def test_shipped_human_puzzles_are_the_108_of_the_experiment():
