@@ -165,7 +165,8 @@ def row_records(task: str, row: Row, root: str) -> list[dict]:
       mechanism = f"{row.model.upper()}, PE: {mechanism}"
     rec = {"row": row.name, "pe": row.pe, "sigma": sigma, "oracle": row.oracle,
            "learnable": get_spec(row.pe).learnable, "mechanism": mechanism,
-           "minutes": wall.get("minutes"), "cores": wall.get("cores"), "score": stats.over_seeds(m[score] for m in group),
+           "minutes": wall.get("minutes"), "cores": wall.get("cores"),
+           "score": stats.over_seeds(m[score] for m in group),
            "train": stats.over_seeds(m.get(score.replace("test_", "train_")) for m in group),
            "levels": {lvl: stats.over_seeds(m[f"{score}_by_level"][lvl] for m in group)
                       for lvl in levels}}

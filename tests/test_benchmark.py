@@ -82,7 +82,8 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   runs = {"learned": _summary("learned", {0.1: [0.95, 0.96, 0.97], 2.0: [0.60, 0.62, 0.61]},
                               rsa={0.1: [0.4, 0.5, 0.45], 2.0: [0.0, 0.01, -0.01]}),
           "rope": _summary("rope", {1.0: [0.80, 0.81, 0.79]})}
-  cores = {"learned": "", "rope": "I1202 01:00:01.0 1 train.py:2] this process may use 1 CPU cores.\n"}
+  cores = {"learned": "",  # a log from before train.py reported its cores
+           "rope": "I1202 01:00:01.0 1 train.py:2] this process may use 1 CPU cores.\n"}
   for name, summary in runs.items():
     (root / "lst" / name).mkdir(parents=True)
     (root / "lst" / name / "summary.json").write_text(json.dumps(summary))
