@@ -84,6 +84,23 @@ def test_tfds_builder_round_trips_and_is_cached(data_dir):
   assert (np.sort(again["train"]["answer"]) == np.sort(data["train"]["answer"])).all()
 
 
+def _load_small(data_dir: str) -> bytes:
+  from learnpe_jax.tasks import latin_square_tfds
+  return latin_square_tfds.load(data_dir, num_per_level=60, seed=2)["train"]["grid"].tobytes()
+
+
+@pytest.mark.e2e
+def test_processes_preparing_one_fresh_dataset_together_all_succeed(tmp_path):
+  """The benchmark's lanes start together on a fresh data dir; without the lock in
+  ``tfds_io.prepare`` the second process to finish fails renaming its temporary dir into place."""
+  import concurrent.futures
+  import multiprocessing
+  with concurrent.futures.ProcessPoolExecutor(
+      3, mp_context=multiprocessing.get_context("spawn")) as pool:
+    grids = list(pool.map(_load_small, [str(tmp_path)] * 3))
+  assert grids[0] == grids[1] == grids[2]
+
+
 # --- The companion code's generator (generate_pluck) and its solver ----------------------------
 
 import hashlib  # noqa: E402

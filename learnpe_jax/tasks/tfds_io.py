@@ -6,21 +6,41 @@ read back with ``as_data_source`` (random access, no TensorFlow needed).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import json
+import os
 
 import numpy as np
 import tensorflow_datasets as tfds
 
 
+@contextlib.contextmanager
+def _exclusive(data_dir: str):
+  """Hold an exclusive lock on ``data_dir`` (one process prepares; the others wait, then reuse)."""
+  os.makedirs(data_dir, exist_ok=True)
+  with open(os.path.join(data_dir, ".prepare.lock"), "w") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+      yield
+    finally:
+      fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def prepare(builder_cls, config, data_dir: str):
-  """The prepared builder for ``config`` (generated on first use, then reused from ``data_dir``)."""
+  """The prepared builder for ``config`` (generated on first use, then reused from ``data_dir``).
+
+  Processes that start together on a fresh data dir (the benchmark's lanes) take turns: tfds renames
+  its finished temporary dir into place and fails if another process got there first.
+  """
   tfds.disable_progress_bar()
   known = {c.name for c in builder_cls.BUILDER_CONFIGS}
-  builder = builder_cls(config=config.name if config.name in known else config,
-                        data_dir=data_dir, file_format="array_record")
-  builder.download_and_prepare(file_format="array_record")
+  with _exclusive(data_dir):
+    builder = builder_cls(config=config.name if config.name in known else config,
+                          data_dir=data_dir, file_format="array_record")
+    builder.download_and_prepare(file_format="array_record")
   return builder
 
 
