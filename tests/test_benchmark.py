@@ -7,6 +7,7 @@ import json
 import pytest
 
 from experiments import benchmark, runner
+from learnpe_jax import config_validation
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
 
@@ -39,6 +40,7 @@ def test_every_job_config_takes_its_overrides_and_its_sigmas(task):
     if row.job is None:
       continue
     config = _config_of(row.job)  # an unknown field or a wrong type raises here
+    config_validation.validate(config)  # the checks a job runs before it loads data
     assert config.model.pe.name == row.pe
     expected = benchmark.SIGMAS if get_spec(row.pe).learnable else (1.0,)
     assert tuple(config.sweep.pe_init_scale) == expected
@@ -46,6 +48,24 @@ def test_every_job_config_takes_its_overrides_and_its_sigmas(task):
     if task != "lst":  # positions unknown to the model, except on an oracle row
       assert config.data.coords_known == row.oracle == (get_spec(row.pe).needs == "coords")
       assert not get_spec(row.pe).module.needs_grid
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("task", ["netsim", "brain"])
+def test_every_job_passes_the_checks_that_need_its_task(task, data_dir):
+  """What a job checks after loading its data (coordinates known, a grid, sizes), for every row of
+  the tasks whose positions the model is not told: a row that fails here would fail hours into a
+  benchmark run."""
+  from learnpe_jax.tasks.registry import load_task
+  tasks = {}
+  for row in benchmark.rows(task):
+    config = _config_of(row.job)
+    config.data.data_dir = data_dir
+    key = config.data.coords_known
+    if key not in tasks:
+      tasks[key] = load_task(config)
+    config_validation.validate_with_task(config, tasks[key])
+  assert set(tasks) == {False, True}  # oracle rows and index-based rows
 
 
 def _over_seeds(values):
