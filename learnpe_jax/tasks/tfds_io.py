@@ -19,14 +19,12 @@ import tensorflow_datasets as tfds
 
 @contextlib.contextmanager
 def _exclusive(data_dir: str):
-  """Hold an exclusive lock on ``data_dir`` (one process prepares; the others wait, then reuse)."""
+  """Hold an exclusive lock on ``data_dir`` (one process prepares; the others wait, then reuse).
+  Closing the lock file releases it."""
   os.makedirs(data_dir, exist_ok=True)
   with open(os.path.join(data_dir, ".prepare.lock"), "w") as lock:
     fcntl.flock(lock, fcntl.LOCK_EX)
-    try:
-      yield
-    finally:
-      fcntl.flock(lock, fcntl.LOCK_UN)
+    yield
 
 
 def prepare(builder_cls, config, data_dir: str):
