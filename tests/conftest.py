@@ -36,6 +36,19 @@ def smoke_run(tmp_path_factory, data_dir):
   return str(workdir)
 
 
+@pytest.fixture(scope="session")
+def smoke_cli_run(tmp_path_factory, data_dir):
+  """The workdir of one uninterrupted ``python -m learnpe_jax.main`` run of the smoke config, run
+  once per test session (per xdist worker): the reference that the resume, sharding, multi-process
+  and remote-workdir tests compare against."""
+  from tests.helpers import run_main
+  workdir = tmp_path_factory.getbasetemp() / "smoke_cli_run"
+  if not (workdir / "summary.json").exists():
+    result = run_main(workdir, f"--config.data.data_dir={data_dir}")
+    assert result.returncode == 0, result.stderr[-3000:]
+  return workdir
+
+
 def pytest_configure(config):
   # Reuse compiled programs across tests and test subprocesses (same shapes recompile often).
   cache = os.path.join(ROOT, ".jax_cache")

@@ -141,7 +141,9 @@ TRANSFORMER_HASHES = {  # "reduced" is the default before it became 4 blocks (sa
 }
 
 
-@pytest.mark.parametrize("variant", sorted(TRANSFORMER_HASHES))
+# The default model's init (4 blocks) is e2e; the reduced and smoke models stay in the fast tier.
+@pytest.mark.parametrize("variant", [pytest.param(v, marks=pytest.mark.e2e) if v == "" else v
+                                     for v in sorted(TRANSFORMER_HASHES)])
 def test_default_transformer_params_are_bit_identical_to_before(variant):
   config = grid2d.get_config(variant)
   assert config.model.kind == "transformer" and config.model.bidirectional is False

@@ -50,6 +50,7 @@ def _encoder_logits(pe_name: str, init_scale: float = 1.0):
   return model.apply({"params": params}, positions, method="pe_logit_terms")
 
 
+@pytest.mark.e2e  # one encoder per bias PE of the catalogue
 def test_encoder_logit_terms_are_the_bias_pes_content_free_logits():
   coords, _ = _grid_distance()
   alibi = np.asarray(_encoder_logits("alibi_nd"))  # b_h,ij = −m_h ‖x_i − x_j‖ in every block

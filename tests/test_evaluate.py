@@ -57,6 +57,7 @@ def test_evaluate_on_the_test_puzzles_matches_the_trainer(workdir, tmp_path):
   assert "| 0.02 | 2 |" in table and "quaternary" in table
 
 
+@pytest.mark.e2e  # trains and evaluates a run
 def test_evaluate_respects_a_scrambled_cell_order(tmp_path, data_dir):
   """Models at init (config.json only), tokens in a fixed scrambled order: same scores again."""
   from configs import grid2d

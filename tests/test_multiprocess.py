@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT, main_command, run_main
+from tests.helpers import ROOT, main_command
 
 pytestmark = pytest.mark.e2e  # two processes of the CLI
 
@@ -39,11 +39,8 @@ def _assert_same_models(a, b):
 
 
 @pytest.fixture(scope="module")
-def single(tmp_path_factory, data_dir):
-  workdir = tmp_path_factory.mktemp("single")
-  result = run_main(workdir, f"--config.data.data_dir={data_dir}")
-  assert result.returncode == 0, result.stderr[-2000:]
-  return json.loads((workdir / "summary.json").read_text())
+def single(smoke_cli_run):
+  return json.loads((smoke_cli_run / "summary.json").read_text())
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +54,7 @@ def pair(tmp_path_factory, data_dir):
   return workdir, outs
 
 
+@pytest.mark.slow  # ~2 min; the multi-device sweep in one process is in tests/test_sharding.py
 def test_two_process_sweep_equals_single_process(single, pair):
   workdir, outs = pair
   assert "Process 1 of 2; 1 local and 2 global devices" in outs[1][1]

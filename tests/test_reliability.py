@@ -24,11 +24,8 @@ def _read(workdir):
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory, data_dir):
-  workdir = tmp_path_factory.mktemp("full")
-  result = run_main(workdir, f"--config.data.data_dir={data_dir}")
-  assert result.returncode == 0, result.stderr[-3000:]
-  return _read(workdir)
+def uninterrupted(smoke_cli_run):
+  return _read(smoke_cli_run)
 
 
 def _wait_for(predicate, proc, timeout=600):

@@ -17,7 +17,7 @@ from learnpe_jax import paths
 from learnpe_jax.errors import UserError
 from learnpe_jax.workdir import Workdir, read_metrics, write_json
 from tests import fake_remote_fs
-from tests.helpers import ROOT, main_command, run_main
+from tests.helpers import ROOT, main_command
 
 PLUGIN = {paths.PLUGINS_ENV: "tests.fake_remote_fs"}
 
@@ -141,11 +141,9 @@ def _env(fake_root):
 
 
 @pytest.mark.e2e
-def test_run_on_fake_remote_is_killed_resumes_and_analyzes_like_a_local_run(tmp_path, fake_root,
-                                                                            data_dir):
+def test_run_on_fake_remote_is_killed_resumes_and_analyzes_like_a_local_run(fake_root, data_dir,
+                                                                            smoke_cli_run):
   data = f"--config.data.data_dir={data_dir}"
-  local = run_main(tmp_path / "local", data)
-  assert local.returncode == 0, local.stderr[-2000:]
   workdir = "fake://bucket/runs/smoke"
   backing = fake_root / "bucket" / "runs" / "smoke"
   proc = subprocess.Popen(main_command(workdir, data), cwd=ROOT, env=_env(fake_root),
@@ -162,7 +160,7 @@ def test_run_on_fake_remote_is_killed_resumes_and_analyzes_like_a_local_run(tmp_
   assert resumed.returncode == 0, resumed.stderr[-3000:]
   assert "Resumed from checkpoint at step" in resumed.stderr
   for name in ("summary.json", "metrics.jsonl"):  # bit for bit
-    assert (backing / name).read_text() == (tmp_path / "local" / name).read_text(), name
+    assert (backing / name).read_text() == (smoke_cli_run / name).read_text(), name
   analyzed = subprocess.run(
       [sys.executable, "-m", "learnpe_jax.analyze", f"--workdir={workdir}",
        "--num_permutations=20"], cwd=ROOT, env=_env(fake_root), capture_output=True, text=True,

@@ -164,7 +164,7 @@ def test_shortcut_encoder_equals_the_plain_encoder(name):
     assert_same_function(pe, norm)
 
 
-@pytest.mark.parametrize("norm", ["post", "pre"])
+@pytest.mark.parametrize("norm", [pytest.param("post", marks=pytest.mark.e2e), "pre"])
 def test_encoder_skipping_unread_tokens_is_exact(norm):
   """Readout 'last' at depth 3 (and depth 1, where one block takes both shortcuts): the same
   function, and the skipped work is really skipped: the compiled forward does fewer FLOPs."""

@@ -26,31 +26,44 @@ def test_vmapped_sweep_equals_loop_of_single_model_runs(smoke_config):
   assert not np.allclose(pe[0], pe[1]) and not np.allclose(pe[0], pe[2])
 
 
-@pytest.mark.e2e
-def test_every_model_layout_trains_the_same_models(smoke_config):
-  """Groups one after another (``models_per_group``) and independent streams inside a group
-  (``parallel_streams``) change only how the models are scheduled, not what they compute."""
-  config = smoke_config
+def _train_one_chunk_in_layout(data_dir, group, streams):
+  """One chunk of a 4-σ smoke sweep with ``models_per_group=group``, ``parallel_streams=streams``:
+  (the layout the trainer chose, its state and metrics)."""
+  from configs import grid2d
+  config = grid2d.get_config("smoke")
+  config.data.data_dir = data_dir
   config.sweep.pe_init_scale = (0.05, 0.3, 1.5, 0.8)
   config.sweep.seeds = (0,)
   config.train.chunk_steps = 20
+  config.train.models_per_group, config.train.parallel_streams = group, streams
+  trainer = Trainer(config, load_task(config), model_axis(config))
+  state, metrics = trainer.train_chunk(trainer.init())
+  layout = (trainer.layout.models_per_group, trainer.layout.parallel_streams)
+  return layout, jax.device_get((state, metrics))
 
-  def run(group, streams):
-    c = config.copy_and_resolve_references()
-    c.train.models_per_group, c.train.parallel_streams = group, streams
-    trainer = Trainer(c, load_task(c), model_axis(c))
-    state, metrics = trainer.train_chunk(trainer.init())
-    layout = (trainer.layout.models_per_group, trainer.layout.parallel_streams)
-    return layout, jax.device_get((state, metrics))
 
-  layout, (reference, ref_metrics) = run(0, 1)
+@pytest.fixture(scope="module")
+def all_models_in_one_group(data_dir):
+  layout, reference = _train_one_chunk_in_layout(data_dir, 0, 1)
   assert layout == (4, 1)
-  for group, streams, expected in [(2, 2, (2, 2)), (4, 2, (4, 2)), (0, 4, (4, 4))]:
-    layout, (state, metrics) = run(group, streams)
-    assert layout == expected
-    for a, b in zip(jax.tree.leaves((state, metrics)), jax.tree.leaves((reference, ref_metrics)),
-                    strict=True):
-      np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5, err_msg=str(layout))
+  return reference
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("group, streams, expected", [
+    (2, 2, (2, 2)),
+    pytest.param(4, 2, (4, 2), marks=pytest.mark.slow),  # one compile each; (2, 2) covers both
+    pytest.param(0, 4, (4, 4), marks=pytest.mark.slow),  # knobs in the default run
+])
+def test_every_model_layout_trains_the_same_models(data_dir, all_models_in_one_group, group,
+                                                   streams, expected):
+  """Groups one after another (``models_per_group``) and independent streams inside a group
+  (``parallel_streams``) change only how the models are scheduled, not what they compute."""
+  layout, state_and_metrics = _train_one_chunk_in_layout(data_dir, group, streams)
+  assert layout == expected
+  for a, b in zip(jax.tree.leaves(state_and_metrics), jax.tree.leaves(all_models_in_one_group),
+                  strict=True):
+    np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5, err_msg=str(layout))
 
 
 def test_same_seed_gives_same_unit_draw_at_every_sigma(smoke_config):
