@@ -33,15 +33,18 @@ and per level (accuracy; R² for the regression tasks), train score, wall time o
 RSA (``pe_rsa``: Spearman ρ of the PE's dissimilarity 1 − cos against true distance, block 0) for
 PEs that add per-token vectors; the bias–geometry RSA (``pe_bias_rsa``, ``analysis.bias_geometry``:
 mean over heads of Spearman ρ of the negated content-free logits against true distance, block 0)
-for PEs whose logits have a content-free part (biases, untied positional attention). Rotary and
-query-side relative PEs have neither measure.
+for PEs whose logits have a content-free part (biases, untied positional attention); the
+coordinates R² (``coords_r2``, ``train._per_model_pe_analysis``: 1 − Procrustes disparity of the
+learned coordinates against the true ones) for learned-coordinate PEs (added after the LST's other
+rows had run and before its learned-coordinate rows, netsim and brain). Rotary and query-side
+relative PEs have none of these.
 
 The init-scale verdict (written before the run): for every learnable PE on a task, the per-seed
 values at σ = 0.1 and σ = 2.0 are compared with a two-sided Welch t-test.
   * score: "small σ better" when the small σ's mean test score is higher and p < 0.05, "large σ
     better" when it is lower and p < 0.05, else "no difference detected";
-  * geometry: the same on ``pe_rsa`` (or ``pe_bias_rsa`` for a PE without vectors); "—" when the
-    PE has neither.
+  * geometry: the same on ``pe_rsa`` (or ``pe_bias_rsa`` for a PE without vectors, or
+    ``coords_r2`` for learned coordinates with neither); "—" when the PE has none.
   The effect "holds beyond the additive learned table" for a PE whose score verdict is "small σ
   better"; the counts per verdict are reported as they come out. Three seeds give a Welch test
   little power: "no difference detected" is not evidence of no difference.
@@ -64,6 +67,7 @@ DOC = os.path.join(REPO, "docs", "benchmark.md")
 FINDINGS = "findings.md"  # a task's reading of its results, written by hand beside its records
 SIGMAS = (0.1, 2.0)
 SEEDS = (0, 1, 2)
+GEOMETRY = ("pe_rsa", "pe_bias_rsa", "coords_r2")  # a row's geometry measure: the first it has
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,7 +174,7 @@ def row_records(task: str, row: Row, root: str) -> list[dict]:
            "train": stats.over_seeds(m.get(score.replace("test_", "train_")) for m in group),
            "levels": {lvl: stats.over_seeds(m[f"{score}_by_level"][lvl] for m in group)
                       for lvl in levels}}
-    for field in ("pe_rsa", "pe_bias_rsa"):
+    for field in GEOMETRY:
       if field in group[0]:
         rec[field] = stats.over_seeds(m.get(field) for m in group)
     out.append(rec)
@@ -203,7 +207,7 @@ def init_scale_verdicts(records: list[dict]) -> list[dict]:
     verdict = {"row": row, "mechanism": small["mechanism"], "oracle": small["oracle"],
                "score_small": small["score"], "score_large": large["score"]}
     verdict["score_verdict"], verdict["score_p"] = _verdict(small["score"], large["score"])
-    geometry = next((f for f in ("pe_rsa", "pe_bias_rsa") if f in small), None)
+    geometry = next((f for f in GEOMETRY if f in small), None)
     verdict["geometry"] = geometry
     if geometry:
       verdict["geometry_small"], verdict["geometry_large"] = small[geometry], large[geometry]
@@ -235,7 +239,8 @@ def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
   levels = next((list(r["levels"]) for r in records if r["levels"]), [])
   head = (["rank", "PE", "mechanism", "σ", f"test {score} [95% CI]"]
           + [f"test {lvl}" for lvl in levels]
-          + [f"train {score}", "PE–geometry RSA", "bias–geometry RSA", "min"])
+          + [f"train {score}", "PE–geometry RSA", "bias–geometry RSA"]
+          + ["coords R²"] * any("coords_r2" in r for r in records) + ["min"])
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   ranked = sorted(records, key=lambda r: -(r["score"]["mean"] if r["score"]["mean"] is not None
                                            else float("-inf")))
@@ -244,8 +249,8 @@ def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
     sigma = f"{r['sigma']:g}" if r["learnable"] else "fixed"
     cells = [str(i), name, r["mechanism"], sigma, _ci(r["score"])]
     cells += [_ci(r["levels"].get(lvl)) for lvl in levels]
-    cells += [_ci(r["train"]), _ci(r.get("pe_rsa"), 2), _ci(r.get("pe_bias_rsa"), 2),
-              _wall(r)]
+    cells += [_ci(r["train"]), _ci(r.get("pe_rsa"), 2), _ci(r.get("pe_bias_rsa"), 2)]
+    cells += [_ci(r.get("coords_r2"), 2)] * ("coords R²" in head) + [_wall(r)]
     lines.append("| " + " | ".join(cells) + " |")
   for row in coinciding:
     pe, why = row.equals
@@ -376,8 +381,9 @@ setting, the measures and the verdict rule, written before the run, are the modu
 - *PE–geometry RSA*: Spearman ρ between the PE's dissimilarity (1 − cos) and the true distance
   (block 0), for PEs that add per-token vectors; *bias–geometry RSA*: the mean over heads of
   Spearman ρ between the negated content-free attention logits (`logit_bias` + `pos_logits`) and
-  the true distance (block 0), for bias PEs and untied positional attention; rotary and
-  query-side relative PEs have neither;
+  the true distance (block 0), for bias PEs and untied positional attention; *coords R²*: the R²
+  of the learned coordinates (`learned_coords*`) aligned to the true ones by Procrustes
+  (translation, rotation or reflection, scale); rotary and query-side relative PEs have none;
 - init-scale verdict per learnable PE: two-sided Welch test on the per-seed values at σ = 0.1 vs
   2.0, p < 0.05 (three seeds give little power: "no difference detected" is not evidence of none).
 

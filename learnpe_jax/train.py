@@ -18,6 +18,7 @@ import numpy as np
 
 from learnpe_jax import config_validation, preemption, report, sharding, tensorboard
 from learnpe_jax.analysis.bias_geometry import bias_metrics
+from learnpe_jax.analysis.geometry import procrustes_disparity
 from learnpe_jax.analysis.pe_metrics import pe_metrics
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.sweep import model_axis
@@ -27,8 +28,10 @@ from learnpe_jax.workdir import Workdir, write_json
 
 
 def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
-  """Per model: ``analysis.pe_metrics`` of the PE's vectors and ``analysis.bias_geometry`` of its
-  content-free attention logits, for the PEs that have them (empty for a PE with neither)."""
+  """Per model: ``analysis.pe_metrics`` of the PE's vectors, ``analysis.bias_geometry`` of its
+  content-free attention logits and, for learned coordinates (``pe.learned_coords``), ``coords_r2``
+  = 1 − ``analysis.geometry.procrustes_disparity`` against the true coordinates (1: the true
+  layout up to a similarity transform), for the PEs that have them (empty for a PE with none)."""
   out = [{} for _ in range(trainer.axis.size)]
   vectors = trainer.pe_vectors(params)
   if vectors is not None:
@@ -38,6 +41,11 @@ def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
   if logits is not None:
     for row, b in zip(out, sharding.to_host(logits), strict=True):
       row.update(bias_metrics(b, trainer.task, config))
+  coords = params.get("pe", {}).get("coords")
+  if coords is not None:
+    true = np.asarray(trainer.task.positions.coords)
+    for row, c in zip(out, sharding.to_host(coords), strict=True):
+      row["coords_r2"] = 1.0 - procrustes_disparity(c, true)
   return out
 
 

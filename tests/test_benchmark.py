@@ -83,6 +83,23 @@ def test_the_verdict_rule_on_known_values():
   assert benchmark.welch_two_sided(_over_seeds([0.9]), large) == 1.0  # one seed: no test
 
 
+def test_learned_coordinates_are_judged_on_their_coords_r2():
+  """A PE with neither vectors nor content-free logits (learned coordinates into RoPE) gets its
+  geometry verdict, and its ranking column, from ``coords_r2``."""
+  records = [{"row": "learned_coords_rope", "pe": "learned_coords_rope", "sigma": sigma,
+              "oracle": False, "learnable": True, "mechanism": "learned coords → inner PE",
+              "minutes": 3, "cores": 1, "levels": {},
+              "score": _over_seeds([0.8, 0.81, 0.79]), "train": _over_seeds([1.0, 1.0, 1.0]),
+              "coords_r2": _over_seeds(r2)}
+             for sigma, r2 in ((0.1, [0.90, 0.92, 0.91]), (2.0, [0.30, 0.35, 0.32]))]
+  (verdict,) = benchmark.init_scale_verdicts(records)
+  assert verdict["geometry"] == "coords_r2"
+  assert verdict["geometry_verdict"] == "small σ better"
+  assert verdict["score_verdict"] == "no difference detected"
+  table = benchmark.ranking_table("netsim", records, [])
+  assert "| coords R² | min |" in table and "| 0.91 [" in table
+
+
 def _summary(pe, scores, rsa=None):
   models = []
   for sigma, values in scores.items():
@@ -119,6 +136,7 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   order = [line.split(" | ")[1] for line in ranking.splitlines() if line.startswith("| 1")
            or line.startswith("| 2") or line.startswith("| 3")]
   assert order == ["`learned`", "`rope`", "`learned`"]  # best mean test accuracy first
+  assert "coords R²" not in ranking  # the column only where a row has learned coordinates
   assert "identical by construction to `sinusoidal_nd`" in ranking
   assert "- `alibi`: model.pe: cannot serve this" in text
   assert "| `learned` | add | 0.960 [" in text and "small σ better" in text

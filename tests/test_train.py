@@ -66,6 +66,28 @@ def test_every_model_layout_trains_the_same_models(data_dir, all_models_in_one_g
     np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5, err_msg=str(layout))
 
 
+@pytest.mark.e2e
+def test_learned_coordinates_get_their_procrustes_r2(smoke_config):
+  """``coords_r2`` per model: 1 for coordinates that are a similarity transform of the grid, less
+  for the σ-scaled random draw; PEs without learned coordinates get none."""
+  config = smoke_config
+  config.model.pe.name = "learned_coords_rope"
+  trainer = Trainer(config, load_task(config), model_axis(config))
+  params = jax.device_get(trainer.init()["models"]["params"])
+  true = np.asarray(trainer.task.positions.coords)
+  coords = np.array(params["pe"]["coords"])
+  coords[0] = 3.0 * true @ np.array([[0.0, -1.0], [1.0, 0.0]]) + 1.0  # rotated, scaled, moved
+  params["pe"]["coords"] = coords
+  rows = train._per_model_pe_analysis(trainer, params, config)
+  assert rows[0]["coords_r2"] == pytest.approx(1.0, abs=1e-9)
+  assert all(r["coords_r2"] < 0.9 for r in rows[1:]), rows
+  learned = smoke_config.copy_and_resolve_references()
+  learned.model.pe.name = "learned"
+  trainer = Trainer(learned, load_task(learned), model_axis(learned))
+  rows = train._per_model_pe_analysis(trainer, trainer.init()["models"]["params"], learned)
+  assert all("coords_r2" not in r and "pe_rsa" in r for r in rows)
+
+
 def test_same_seed_gives_same_unit_draw_at_every_sigma(smoke_config):
   smoke_config.sweep.pe_init_scale = (0.1, 2.0)
   smoke_config.sweep.seeds = (5,)
