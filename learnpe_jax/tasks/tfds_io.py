@@ -27,8 +27,9 @@ def _exclusive(data_dir: str):
     yield
 
 
-def prepare(builder_cls, config, data_dir: str):
-  """The prepared builder for ``config`` (generated on first use, then reused from ``data_dir``).
+def prepare(builder_cls, config, data_dir: str, **attrs):
+  """The prepared builder for ``config`` (generated on first use, then reused from ``data_dir``);
+  ``attrs`` are set on the builder before it prepares (e.g. where its source file lies).
 
   Processes that start together on a fresh data dir (the benchmark's lanes) take turns: tfds renames
   its finished temporary dir into place and fails if another process got there first.
@@ -38,6 +39,8 @@ def prepare(builder_cls, config, data_dir: str):
   with _exclusive(data_dir):
     builder = builder_cls(config=config.name if config.name in known else config,
                           data_dir=data_dir, file_format="array_record")
+    for name, value in attrs.items():
+      setattr(builder, name, value)
     builder.download_and_prepare(file_format="array_record")
   return builder
 
