@@ -19,14 +19,14 @@ under the task's tables.
 Rows (``rows(task)``):
   * lst: every PE of the registry, at the budget ``configs/grid2d.py`` has when this runs (its CPU
     default), seeds 0–2; learnable PEs at σ = 0.1 and σ = 2.0 (the ``normal`` init family: each
-    scaled parameter is σ × a unit draw), fixed PEs once (σ = 1, which they ignore). PEs identical
-    by construction to another on this task (``COINCIDE``) are not trained again: their row says
-    which PE they equal and why. Reference rows: an LSTM and an MLP encoder (``model.kind``) with
-    no PE and with the learned table.
+    scaled parameter is σ × a unit draw), fixed PEs once (σ = 1, which they ignore). Reference
+    rows: an LSTM and an MLP encoder (``model.kind``) with no PE and with the learned table.
   * netsim, brain: the model is not told the positions (``data.coords_known=False``), so the rows
     are the PEs that read none, or only the token index (index-based and learned-coordinate PEs;
     PEs that need a grid cannot serve these tasks). PEs that read coordinates run as *oracle* rows
     with the true positions (``data.coords_known=True``), marked as such. Budgets: ``BUDGETS``.
+  * every task: a PE identical by construction to another on the task (``COINCIDE``) is not
+    trained again: its row says which PE it equals and why.
 
 Measures (mean and 95% Student-t interval over seeds, ``experiments.stats``): test score overall
 and per level (accuracy; R² for the regression tasks), train score, wall time of the job; PE–grid
@@ -90,15 +90,19 @@ BUDGETS = {
                     "32, 1 block) for 2,000 steps"),
 }
 
-# PEs identical by construction to another on the LST (docs/pe_catalogue.md, "PEs that coincide on
-# a task"; tests/test_pe_catalogue.py keeps the pairs): row → (the PE it equals, why).
-COINCIDE = {"lst": {
-    "time_continuous": ("sinusoidal_nd", "the timestamps are the grid coordinates"),
+# PEs identical by construction to another on a task (docs/pe_catalogue.md, "PEs that coincide on
+# a task"; tests/test_pe_catalogue.py keeps the pairs): row → (the PE it equals, why). The first
+# three hold on every task (they do not depend on the positions); HyPE equals 2-D ALiBi where the
+# distances are small enough for sinh(μd) = μd at the one-head slope μ = 2^-8 (the LST's grid,
+# distances ≤ 4.3; netsim's unit square, ≤ 1.5), not on the brain (mm, up to ~150: μd ≈ 0.6).
+_EVERY_TASK = {
+    "time_continuous": ("sinusoidal_nd", "the timestamps are the coordinates, time_scale 1"),
     "time_continuous_learned": ("sinusoidal_nd_learned_freq",
-                                "the timestamps are the grid coordinates; δ starts equal"),
+                                "the timestamps are the coordinates, time_scale 1; δ starts equal"),
     "learned_coords_sinusoidal": ("learned_coords", "the default inner PE of learned_coords"),
-    "hype": ("alibi_nd", "one head: sinh(μd) = μd to 1e-6 at the ALiBi slope 2^-8"),
-}}
+}
+_HYPE = {"hype": ("alibi_nd", "one head: sinh(μd) = μd to 1e-6 at the ALiBi slope 2^-8")}
+COINCIDE = {"lst": _EVERY_TASK | _HYPE, "netsim": _EVERY_TASK | _HYPE, "brain": _EVERY_TASK}
 
 # Reference rows without attention (LST only): row → model.kind and PE.
 BASELINES = {"lstm+none": ("lstm", "none"), "lstm+learned": ("lstm", "learned"),
@@ -127,16 +131,15 @@ def rows(task: str) -> list[Row]:
   """The task's rows in catalogue order (the module docstring says which PEs each task takes)."""
   out = []
   for name, spec in REGISTRY.items():
+    equals = COINCIDE[task].get(name)
     if task == "lst":
-      equals = COINCIDE["lst"].get(name)
       out.append(Row(name, name, None if equals else _job(task, name, name), equals=equals))
     elif spec.module.needs_grid:
       continue  # conv / axial PEs read a grid these tasks do not have
-    elif spec.needs == "coords":
-      out.append(Row(name, name, _job(task, name, name, **{"data.coords_known": True}),
-                     oracle=True))
     else:
-      out.append(Row(name, name, _job(task, name, name, **{"data.coords_known": False})))
+      oracle = spec.needs == "coords"  # the true positions, handed to a PE that reads them
+      job = None if equals else _job(task, name, name, **{"data.coords_known": oracle})
+      out.append(Row(name, name, job, oracle=oracle, equals=equals))
   if task == "lst":
     out += [Row(name, pe, _job(task, name, pe, **{"model.kind": kind}), model=kind)
             for name, (kind, pe) in BASELINES.items()]
@@ -254,7 +257,8 @@ def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
     lines.append("| " + " | ".join(cells) + " |")
   for row in coinciding:
     pe, why = row.equals
-    lines.append(f"| = | `{row.name}` | {get_spec(row.name).mechanism} | | "
+    oracle = " (oracle: true positions)" * row.oracle
+    lines.append(f"| = | `{row.name}`{oracle} | {get_spec(row.name).mechanism} | | "
                  f"identical by construction to `{pe}` ({why}); not trained again |"
                  + " |" * (len(head) - 5))
   return "\n".join(lines)
