@@ -92,7 +92,7 @@ BUDGETS = {
 
 # PEs identical by construction to another on a task (docs/pe_catalogue.md, "PEs that coincide on
 # a task"; tests/test_pe_catalogue.py keeps the pairs): row → (the PE it equals, why). The first
-# three hold on every task (they do not depend on the positions); HyPE equals 2-D ALiBi where the
+# three hold on every task (they do not depend on the positions); HyPE equals `alibi_nd` where the
 # distances are small enough for sinh(μd) = μd at the one-head slope μ = 2^-8 (the LST's grid,
 # distances ≤ 4.3; netsim's unit square, ≤ 1.5), not on the brain (mm, up to ~150: μd ≈ 0.6).
 _EVERY_TASK = {
