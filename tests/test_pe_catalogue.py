@@ -460,29 +460,29 @@ def test_pes_that_coincide_on_the_lst(a, b):
   np.testing.assert_array_equal(terms[0], terms[1])
 
 
-def _unit_square_positions() -> Positions:
-  """The network simulation's default layout: 64 random points in the unit square."""
-  coords = np.random.default_rng(0).uniform(size=(64, 2)).astype(np.float32)
-  return Positions(index=np.arange(64, dtype=np.int32), coords=coords)
+def _alibi_nd_and_hype(coords_ND: np.ndarray) -> dict[str, np.ndarray]:
+  """The one-head logit biases of ``alibi_nd`` and ``hype`` on tokens at ``coords_ND``."""
+  n = len(coords_ND)
+  positions = as_jnp(Positions(index=np.arange(n, dtype=np.int32),
+                               coords=np.asarray(coords_ND, np.float32)))
+  return {name: np.asarray(build_pe(default_pe_config(name), width=64, num_heads=1,
+                                    num_tokens=n).apply({}, positions, 0).logit_bias)
+          for name in ("alibi_nd", "hype")}
 
 
 @pytest.mark.parametrize("where", ["lst", "netsim"])
 def test_one_head_hype_is_alibi_nd_where_distances_are_small(where):
-  positions = as_jnp(positions_of("2d") if where == "lst" else _unit_square_positions())
-  bias = {}
-  for name in ("alibi_nd", "hype"):
-    pe = build_pe(default_pe_config(name), width=64, num_heads=1,
-                  num_tokens=positions.num_tokens)
-    bias[name] = np.asarray(pe.apply({}, positions, 0).logit_bias)
+  """The LST's 4 × 4 grid and the network simulation's default layout (64 random points in the
+  unit square, ``netsim_generate.node_positions``)."""
+  from learnpe_jax.tasks.netsim_generate import node_positions
+  coords = (np.asarray(positions_of("2d").coords) if where == "lst"
+            else node_positions(64, 2, "random", np.random.default_rng(0)))
+  bias = _alibi_nd_and_hype(coords)
   assert np.abs(bias["alibi_nd"]).max() < 0.02  # slope 2^-8: a bias this small is ≈ NoPE
   np.testing.assert_allclose(bias["hype"], bias["alibi_nd"], atol=1e-6)
 
 
 def test_hype_is_not_alibi_nd_at_brain_distances():
   """Region centres in mm (up to ~150 apart): μd ≈ 0.6, where sinh(μd) − μd ≈ 0.04."""
-  coords = np.random.default_rng(0).uniform(-70, 70, size=(16, 3)).astype(np.float32)
-  positions = as_jnp(Positions(index=np.arange(16, dtype=np.int32), coords=coords))
-  bias = {name: np.asarray(build_pe(default_pe_config(name), width=64, num_heads=1,
-                                    num_tokens=16).apply({}, positions, 0).logit_bias)
-          for name in ("alibi_nd", "hype")}
+  bias = _alibi_nd_and_hype(np.random.default_rng(0).uniform(-70, 70, size=(16, 3)))
   assert np.abs(bias["hype"] - bias["alibi_nd"]).max() > 1e-2

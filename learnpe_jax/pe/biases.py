@@ -7,7 +7,6 @@ per-head slopes; table biases (T5, clipped, iRPE) are the learned tables of the 
 
 from __future__ import annotations
 
-
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
