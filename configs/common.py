@@ -35,7 +35,10 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   m.depth = depth
   m.num_heads = 1
   m.mlp_ratio = mlp_ratio
-  m.readout = readout               # 'last' | 'mean' | 'query' (classification), 'tokens'
+  # 'last' | 'mean' | 'query' | 'token' (an appended readout token, the companion's released
+  # models; index PEs only) for classification, 'tokens' (one output per token)
+  m.readout = readout
+  m.mlp_final_activation = "none"   # 'none' | 'gelu' (the companion code's MLP ends with a GELU)
   m.pe_placement = "every_block"    # 'every_block' | 'input'
   m.pe_sharing = "separate"         # 'separate' | 'shared'
   m.norm = "post"                   # 'post' (companion) | 'pre'

@@ -12,9 +12,10 @@ Variants (comma-separated, combinable):
            few hundred steps.
   paper    the companion study's scale: width 160, 4 blocks, lr 1e-4, 15 seeds, 20 σ, ~250k steps.
   companion  the companion's model and optimizer (as ``paper``) to its first logged checkpoint,
-           epoch 200 ≈ 12,800 steps, on puzzles made its way (``data.generator='pluck'``), evaluated
-           and checkpointed every 1,600 steps; σ ∈ {0.1, 0.2, 1, 1.5, 2} × seed 0 (a CPU job of
-           hours: ``experiments/companion.py`` runs it in resumable pieces).
+           epoch 200 ≈ 12,800 steps, on the companion's own 9,000 puzzles and split
+           (``data.generator='companion'``), evaluated and checkpointed every 1,600 steps;
+           σ ∈ {0.01, 0.03, 0.1, 0.2, 0.5, 1, 1.5, 2} × seeds 0–2 (a CPU job of hours:
+           ``experiments/companion.py`` runs it in resumable pieces).
   pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields.
 """
 
@@ -33,11 +34,13 @@ def get_config(arg=None):
   config.data = ml_collections.ConfigDict()
   config.data.data_dir = "~/.cache/learnpe_jax/tfds"  # generated once, reused
   config.data.num_per_level = 3000  # puzzles per complexity level (the study's 3,000)
-  config.data.test_fraction = 0.1   # stratified by level
+  config.data.test_fraction = 0.1   # 'reveal', 'companion': stratified by level; 'pluck': plain
   config.data.seed = 0              # puzzle generation and split
   config.data.scramble_cells = False  # feed the 16 cells in a fixed random order
   config.data.scramble_seed = 0
-  config.data.generator = "pluck"     # 'pluck' (the companion's) | 'reveal' (cells at random)
+  # 'pluck' (made the companion code's way) | 'reveal' (cells at random) | 'companion' (the
+  # companion's own 9,000 shipped puzzles and split; num_per_level and test_fraction fixed)
+  config.data.generator = "pluck"
   config.data.eval_puzzles = "human"  # also scored at every eval: 'human' (the 108 puzzles of the
   #                                     human experiment), a puzzle CSV path, or '' (none)
 
@@ -68,7 +71,7 @@ def get_config(arg=None):
   if variants.get("companion"):  # epoch 200 of 8,100 puzzles at batch 128 (63 steps per epoch)
     common.paper(config, num_steps=12_800, learning_rate=1e-4)
     common.schedule(config, num_steps=12_800, chunk_steps=200, every=1600, log_every=200)
-    config.data.generator = "pluck"
-    config.sweep.pe_init_scale = (0.1, 0.2, 1.0, 1.5, 2.0)
-    config.sweep.seeds = (0,)
+    config.data.generator = "companion"
+    config.sweep.pe_init_scale = (0.01, 0.03, 0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
+    config.sweep.seeds = (0, 1, 2)
   return common.finish(config, variants, ("reduced", "smoke", "paper", "companion"))

@@ -6,6 +6,7 @@ import math
 
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.baselines import MODEL_KINDS, check_baseline
+from learnpe_jax.models.block import MLP_FINAL_ACTIVATIONS
 from learnpe_jax.models.encoder import NORMS, READOUTS
 from learnpe_jax.pe.placement import PE_PLACEMENTS, PE_SHARING
 from learnpe_jax.pe.registry import check_pe_for_task, get_spec, pe_kwargs
@@ -48,6 +49,15 @@ def validate(config) -> None:
   if not isinstance(m.get("bidirectional", False), bool):
     raise ConfigError("model.bidirectional", m.bidirectional, "True or False")
   check_baseline(kind, m.pe.name, spec.mechanism, m.readout)  # e.g. an LSTM takes add PEs only
+  _choice(config, "model.mlp_final_activation", MLP_FINAL_ACTIVATIONS)
+  if m.readout == "token":
+    if kind != "transformer":
+      raise ConfigError("model.readout", "token", f"'last', 'mean', 'query' or 'tokens' for "
+                        f"model.kind={kind!r} (the readout token is the transformer's)")
+    if spec.needs == "coords" or spec.module.needs_grid:
+      raise ConfigError("model.pe.name", m.pe.name,
+                        "a PE that reads token indices or nothing with model.readout='token' (the "
+                        "readout token has no grid coordinates)")
 
   for f in ("batch_size", "chunk_steps", "eval_every", "checkpoint_every", "log_every",
             "eval_batch_size"):

@@ -20,6 +20,7 @@ from learnpe_jax.sweep import ModelAxis, model_axis
 from learnpe_jax.tasks.base import TaskData
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.trainer import Trainer
+from learnpe_jax.workdir import with_added_fields
 
 
 @dataclasses.dataclass
@@ -54,7 +55,7 @@ def load_config(workdir: str) -> ml_collections.ConfigDict:
   path = paths.join(workdir, "config.json")
   if not paths.exists(path):
     raise UserError(f"{workdir} holds no run (no config.json)")
-  return ml_collections.ConfigDict(json.loads(paths.read_text(path)))
+  return ml_collections.ConfigDict(with_added_fields(json.loads(paths.read_text(path))))
 
 
 def load_run(workdir: str, step: int | None = None) -> Run:

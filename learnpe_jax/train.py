@@ -19,6 +19,7 @@ import numpy as np
 from learnpe_jax import config_validation, preemption, report, sharding, tensorboard
 from learnpe_jax.analysis.bias_geometry import bias_metrics
 from learnpe_jax.analysis.geometry import procrustes_disparity
+from learnpe_jax.analysis.grid_change import pe_change
 from learnpe_jax.analysis.pe_metrics import pe_metrics
 from learnpe_jax.checkpoints import Checkpointer
 from learnpe_jax.sweep import model_axis
@@ -47,6 +48,18 @@ def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
     for row, c in zip(out, sharding.to_host(coords), strict=True):
       row["coords_r2"] = 1.0 - procrustes_disparity(c, true)
   return out
+
+
+def _per_model_pe_change(trainer: Trainer, init_params, final_params, config) -> list[dict]:
+  """Per model: ``pe_change`` (``analysis.grid_change``: the PE's RSAs at init and at the end,
+  paired, its movement and Mantel p) for PEs that add vectors; empty for the others."""
+  init, final = trainer.pe_vectors(init_params), trainer.pe_vectors(final_params)
+  if init is None:
+    return [{} for _ in range(trainer.axis.size)]
+  coords = np.asarray(trainer.task.positions.coords)
+  readout_cell = trainer.task.num_tokens - 1 if config.model.readout == "last" else None
+  return [{"pe_change": pe_change(f, i, coords, readout_cell, config.analysis.distance)}
+          for f, i in zip(sharding.to_host(final), sharding.to_host(init), strict=True)]
 
 
 def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:
@@ -101,7 +114,8 @@ def train_and_evaluate(config, workdir: str) -> dict:
     rows = _eval_rows(trainer, state, None, config)
     wd.append_metrics(rows)
     tensorboard.write_rows(board, rows)
-  init_pe = _per_model_pe_analysis(trainer, trainer.init()["models"]["params"], config)
+  init_params = trainer.init()["models"]["params"]
+  init_pe = _per_model_pe_analysis(trainer, init_params, config)
 
   c = config.train
   compiled_at, steps_timed, t_timed = None, 0, 0.0
@@ -139,8 +153,11 @@ def train_and_evaluate(config, workdir: str) -> dict:
       if stop_now and step < c.num_steps:
         raise preemption.Preempted(step, wd.path, here=stop.requested)
 
-  summary = report.summarize(trainer, state, init_pe, _per_model_pe_analysis(
-      trainer, state["models"]["params"], config), config)
+  final_params = state["models"]["params"]
+  final_pe = [dict(a, **b) for a, b in zip(
+      _per_model_pe_analysis(trainer, final_params, config),
+      _per_model_pe_change(trainer, init_params, final_params, config), strict=True)]
+  summary = report.summarize(trainer, state, init_pe, final_pe, config)
   if sharding.is_writer():
     write_json(wd.file("summary.json"), summary)
     print(report.format_table(summary))

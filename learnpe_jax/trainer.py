@@ -31,8 +31,9 @@ def build_model(config, task: TaskData, pe_init_scale=1.0):
   """The model of ``config.model.kind``: the transformer ``Encoder`` (default) or a baseline
   (``models/baselines.py``: 'lstm', 'gru', 'mlp'), with the PE of ``config.model.pe``."""
   m = config.model
-  pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=task.num_tokens,
-                init_scale=pe_init_scale)
+  extra_tokens = 1 if m.readout == "token" else 0  # the appended readout token's PE row
+  pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads,
+                num_tokens=task.num_tokens + extra_tokens, init_scale=pe_init_scale)
   kind = m.get("kind", "transformer")  # configs recorded before model.kind existed
   if kind in baselines.RNN_CELLS:
     return baselines.RecurrentBaseline(
@@ -45,6 +46,7 @@ def build_model(config, task: TaskData, pe_init_scale=1.0):
   return Encoder(pe=pe, width=m.width, depth=m.depth, num_heads=m.num_heads,
                  mlp_ratio=m.mlp_ratio, num_outputs=task.num_outputs, readout=m.readout,
                  pe_placement=m.pe_placement, pe_sharing=m.pe_sharing, norm=m.norm,
+                 mlp_final_activation=m.mlp_final_activation,
                  dtype=jnp.dtype(m.dtype), exact_shortcuts=m.exact_shortcuts)
 
 

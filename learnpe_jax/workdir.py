@@ -30,7 +30,22 @@ RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps", "train.model
 # (so such a run resumes; any other value is a different config). A resumed older LST run scores
 # the human puzzles from its next eval on.
 ADDED_FIELDS = {"model.kind": "transformer", "model.bidirectional": False, "optim.name": "adamw",
-                "optim.momentum": 0.9, "data.generator": "reveal", "data.eval_puzzles": "human"}
+                "optim.momentum": 0.9, "data.generator": "reveal", "data.eval_puzzles": "human",
+                "model.mlp_final_activation": "none"}
+
+
+def with_added_fields(config_dict: dict) -> dict:
+  """A recorded config with every ``ADDED_FIELDS`` entry it lacks filled in (where its section
+  exists), so code reads plain fields of old and new runs alike."""
+  out = json.loads(json.dumps(config_dict))
+  for dotted, value in ADDED_FIELDS.items():
+    *sections, leaf = dotted.split(".")
+    node = out
+    for s in sections:
+      node = node.get(s) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+      node.setdefault(leaf, value)
+  return out
 
 
 def atomic_write_text(path: str, text: str) -> None:

@@ -2,7 +2,9 @@
     post-norm:  h = LN(x + Attn(x));   x' = LN(h + MLP(h))
     pre-norm:   h = x + Attn(LN(x));   x' = h + MLP(LN(h))
 with MLP = W → mlp_ratio·W → W and (exact) GELU; Attn is ``SelfAttention`` with the block's
-``PositionalTerms``.
+``PositionalTerms``. ``mlp_final_activation='gelu'`` ends the MLP with a second GELU,
+MLP(h) = GELU(W₂ GELU(W₁ h)), as the companion code's ``TransformerBlock.mlp`` does
+(``lstnn/transformer_main.py`` of ljhearne/LSTNN_public); 'none' (the default) stops after W₂.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from learnpe_jax.models.attention import SelfAttention
 from learnpe_jax.pe.base import PositionalTerms
 
 
+MLP_FINAL_ACTIVATIONS = ("none", "gelu")
+
+
 class Block(nn.Module):
   num_heads: int
   mlp_ratio: int
   norm: str  # 'post' | 'pre'
   dtype: jnp.dtype = jnp.float32
+  mlp_final_activation: str = "none"  # one of MLP_FINAL_ACTIVATIONS
 
   @nn.compact
   def __call__(self, x_BNW, terms: PositionalTerms):
@@ -38,4 +44,5 @@ class Block(nn.Module):
   def mlp(self, h):
     width = h.shape[-1]
     h = nn.Dense(self.mlp_ratio * width, dtype=self.dtype, name="mlp_in")(h)
-    return nn.Dense(width, dtype=self.dtype, name="mlp_out")(nn.gelu(h, approximate=False))
+    out = nn.Dense(width, dtype=self.dtype, name="mlp_out")(nn.gelu(h, approximate=False))
+    return nn.gelu(out, approximate=False) if self.mlp_final_activation == "gelu" else out

@@ -6,6 +6,9 @@ Defaults match the companion code: Linear(F→W) token embedding; post-LayerNorm
 a PE's ``add`` term added to the input of every block (one PE per block, or shared, or only at the
 input), readout from the last token → Linear(W→outputs).
 
+Readout 'token' is the companion's released ("BERT") models' way: one readout token appended after
+the cells (``with_readout_token``), read out instead of the last cell.
+
 With ``exact_shortcuts`` (the default) the blocks come from ``models/shortcuts.py`` instead: the
 same function and parameters for fewer FLOPs. Without it the encoder runs the plain ``Block``.
 """
@@ -24,14 +27,28 @@ from learnpe_jax.pe.module import PositionalEncoding
 from learnpe_jax.pe.placement import pe_block_indices
 from learnpe_jax.positions import Positions
 
-READOUTS = ("last", "mean", "query", "tokens")  # the Encoder's ``readout`` values
+READOUTS = ("last", "mean", "query", "tokens", "token")  # the Encoder's ``readout`` values
 NORMS = ("post", "pre")
 
 
+def with_readout_token(tokens_BNF, positions: Positions):
+  """The tokens and positions with one readout token appended, as the companion's compiled
+  ``transformer_bert`` module does (``F.pad(x, (0, 1, 0, 1)); x[:, -1, -1] = 1``): the N cells get
+  an extra input channel of zeros, the new token N + 1 has only that channel set, and token index
+  N (so an index-based PE gives it a row of its own: a learned table of N + 1 rows). It has no
+  coordinates, so coordinate PEs refuse this readout (``config_validation``)."""
+  tokens = jnp.pad(tokens_BNF, ((0, 0), (0, 1), (0, 1)))
+  tokens = tokens.at[:, -1, -1].set(1)
+  index = jnp.concatenate([jnp.asarray(positions.index, jnp.int32),
+                           jnp.array([positions.num_tokens], jnp.int32)])
+  return tokens, Positions(index=index, coords=None, grid_shape=None)
+
+
 def pool(x_BNW, readout: str, query_index_B=None):
-  """What a classification head reads of the token stream: the last token ('last'), the mean over
-  tokens ('mean') or the query token ('query', at ``query_index_B``)."""
-  if readout == "last":
+  """What a classification head reads of the token stream: the last token ('last'; 'token', where
+  the last token is the appended readout token), the mean over tokens ('mean') or the query token
+  ('query', at ``query_index_B``)."""
+  if readout in ("last", "token"):
     return x_BNW[:, -1]
   if readout == "mean":
     return x_BNW.mean(axis=1)
@@ -44,8 +61,11 @@ class Encoder(nn.Module):
   Attributes:
     pe: the positional encoding module (see ``learnpe_jax.pe``).
     readout: one of ``READOUTS``: 'last' token, 'mean' over tokens, 'query' (the token at
-      ``query_index``), each giving [B, num_outputs]; or 'tokens' (one output per token,
-      [B, N, num_outputs]; regression tasks).
+      ``query_index``), 'token' (a readout token appended after the N tokens,
+      ``with_readout_token``; the PE is then built for N + 1 tokens), each giving
+      [B, num_outputs]; or 'tokens' (one output per token, [B, N, num_outputs]; regression tasks).
+    mlp_final_activation: 'none' (MLP = W₂ GELU(W₁ h)) or 'gelu' (a GELU after W₂ too, the
+      companion code's block; ``models/block.py``).
     pe_placement: 'every_block' (the companion's default) or 'input' (first block only).
     pe_sharing: 'separate' (one PE per block) or 'shared' (block 0's PE everywhere).
   """
@@ -60,6 +80,7 @@ class Encoder(nn.Module):
   pe_placement: str = "every_block"
   pe_sharing: str = "separate"
   norm: str = "post"
+  mlp_final_activation: str = "none"
   dtype: jnp.dtype = jnp.float32
   # Out-of-distribution probe: Gaussian noise of this sd added to the input of every block
   # (needs an rng stream 'noise' when > 0).
@@ -96,6 +117,8 @@ class Encoder(nn.Module):
 
   @nn.compact
   def __call__(self, tokens_BNF, positions: Positions, query_index_B=None):
+    if self.readout == "token":
+      tokens_BNF, positions = with_readout_token(tokens_BNF, positions)
     # A PE that cannot serve these positions fails here, at trace time, with one ConfigError line.
     self.pe.check(positions, self.pe_blocks())
     embed = DenseWeights((self.width,), dtype=self.dtype, name="embed")(tokens_BNF.shape[-1])
@@ -114,8 +137,8 @@ class Encoder(nn.Module):
       if self.exact_shortcuts:
         x_BNW = shortcuts.encoder_block(self, b, x_BNW, terms, tokens_BNF, embed)
       else:
-        x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype, name=f"block_{b}")(
-            x_BNW, terms)
+        x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype,
+                      self.mlp_final_activation, name=f"block_{b}")(x_BNW, terms)
     if self.readout == "tokens":
       return nn.Dense(self.num_outputs, name="head")(x_BNW).astype(jnp.float32)
     return nn.Dense(self.num_outputs, name="head")(

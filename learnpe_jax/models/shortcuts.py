@@ -128,11 +128,13 @@ def encoder_block(encoder, b: int, x_BNW, terms: PositionalTerms, tokens_BNF, em
   """Block ``b`` of ``encoder`` (an ``Encoder``, calling from its ``__call__``) with the shortcuts
   that apply to it; ``x_BNW`` its input, ``tokens_BNF`` and ``embed`` (kernel, bias) the raw
   features and the embedding that made block 0's input."""
-  rows = slice(-1, None) if encoder.readout == "last" and b == encoder.depth - 1 else None
+  last_only = encoder.readout in ("last", "token") and b == encoder.depth - 1
+  rows = slice(-1, None) if last_only else None
   x_affine = None
   if (b == 0 and encoder.norm == "post" and encoder.block_noise_sd == 0
       and tokens_BNF.shape[-1] < encoder.width and (terms.add is None or terms.add.ndim == 2)):
     x_affine = Affine(tokens_BNF, embed[0], embed[1] if terms.add is None else
                       embed[1] + terms.add.astype(encoder.dtype))
   return ShortcutBlock(encoder.num_heads, encoder.mlp_ratio, encoder.norm, encoder.dtype,
-                       name=f"block_{b}")(x_BNW, terms, rows, x_affine)
+                       encoder.mlp_final_activation, name=f"block_{b}")(
+                           x_BNW, terms, rows, x_affine)

@@ -27,6 +27,9 @@ ORDER = 4
 NUM_CELLS = ORDER * ORDER
 BLANK, QUERY = 0, 5
 LEVELS = ("binary", "ternary", "quaternary")
+# Where a run's puzzles come from: this module's ``generate``, its ``generate_pluck``, or the
+# companion's own shipped puzzles (``lst_companion``).
+GENERATORS = ("reveal", "pluck", "companion")
 
 
 @functools.lru_cache(maxsize=None)

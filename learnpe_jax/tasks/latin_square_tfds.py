@@ -1,10 +1,11 @@
 """The LST as a tfds dataset: generated once per (generator, size, seed, split) and cached under a
 data dir.
 
-Generators: 'reveal' (``latin_square.generate``, the default; a stratified split) and 'pluck'
-(the companion code's puzzles, ``latin_square.generate_pluck``; its plain ``train_test_split``).
-A 'pluck' config's name ends in ``_pluck``; 'reveal' names are unchanged, so cached datasets stay
-valid.
+Generators: 'reveal' (``latin_square.generate``, the default; a stratified split), 'pluck'
+(puzzles made the companion code's way, ``latin_square.generate_pluck``; a plain split) and
+'companion' (the companion's own 9,000 shipped puzzles and its stratified split,
+``lst_companion``; nothing generated, the config ``companion``). A 'pluck' config's name ends in
+``_pluck``; 'reveal' names are unchanged, so cached datasets stay valid.
 
 Stored as array_record and read with ``as_data_source`` (no TensorFlow needed).
 """
@@ -17,6 +18,7 @@ import numpy as np
 import tensorflow_datasets as tfds
 
 from learnpe_jax.tasks import latin_square as ls
+from learnpe_jax.tasks import lst_companion
 from learnpe_jax.tasks import tfds_io
 
 
@@ -28,13 +30,14 @@ class LatinSquareConfig(tfds.core.BuilderConfig):
   generator: str = "reveal"
 
 
-GENERATORS = ("reveal", "pluck")
-
-
 def builder_config(num_per_level: int, seed: int, test_fraction: float,
                    generator: str = "reveal") -> LatinSquareConfig:
-  if generator not in GENERATORS:
-    raise ValueError(f"generator must be one of {GENERATORS}, got {generator!r}")
+  if generator not in ls.GENERATORS:
+    raise ValueError(f"generator must be one of {ls.GENERATORS}, got {generator!r}")
+  if generator == "companion":  # fixed files and split: the size, seed and fraction are theirs
+    return LatinSquareConfig(name="companion", version="1.0.0",
+                             num_per_level=lst_companion.NUM_PER_LEVEL, seed=0,
+                             test_fraction=lst_companion.TEST_FRACTION, generator=generator)
   name = f"n{num_per_level}_seed{seed}_test{int(round(test_fraction * 1000))}"
   if generator != "reveal":
     name += f"_{generator}"
@@ -48,7 +51,8 @@ class LatinSquare(tfds.core.GeneratorBasedBuilder):
 
   VERSION = tfds.core.Version("1.0.0")
   RELEASE_NOTES = {"1.0.0": "Generator and solver of learnpe_jax.tasks.latin_square."}
-  BUILDER_CONFIGS = [builder_config(3000, 0, 0.1), builder_config(3000, 0, 0.1, "pluck")]
+  BUILDER_CONFIGS = [builder_config(3000, 0, 0.1), builder_config(3000, 0, 0.1, "pluck"),
+                     builder_config(3000, 0, 0.1, "companion")]
 
   def _info(self) -> tfds.core.DatasetInfo:
     return self.dataset_info_from_configs(
@@ -63,17 +67,22 @@ class LatinSquare(tfds.core.GeneratorBasedBuilder):
 
   def _split_generators(self, dl_manager):
     cfg = self.builder_config
+    if cfg.generator == "companion":
+      data = lst_companion.puzzles()
+      train, test = lst_companion.split_indices(data["level"])
+      return {"train": self._generate_examples(data, train),
+              "test": self._generate_examples(data, test)}
     if cfg.generator == "pluck":
       data = ls.generate_pluck(cfg.num_per_level, seed=cfg.seed)
       is_test = ls.plain_split(len(data["level"]), cfg.test_fraction, seed=cfg.seed)
     else:
       data = ls.generate(cfg.num_per_level, seed=cfg.seed)
       is_test = ls.stratified_split(data["level"], cfg.test_fraction, seed=cfg.seed + 1)
-    return {"train": self._generate_examples(data, ~is_test),
-            "test": self._generate_examples(data, is_test)}
+    return {"train": self._generate_examples(data, np.flatnonzero(~is_test)),
+            "test": self._generate_examples(data, np.flatnonzero(is_test))}
 
-  def _generate_examples(self, data, mask):
-    for i in np.flatnonzero(mask):
+  def _generate_examples(self, data, indices):
+    for i in indices:
       yield int(i), {k: data[k][i] for k in ("grid", "answer", "level")}
 
 

@@ -1,8 +1,10 @@
 """The LST as a ``TaskData``: tokens, targets, levels and the 4×4 grid positions.
 
-Data (``config.data``): ``generator`` 'reveal' (this project's generator) or 'pluck' (the companion
-code's way of making puzzles; ``tasks/latin_square.py``), ``num_per_level`` puzzles per level, a 90/10
-split. Beside the test split every eval scores ``eval_puzzles``: 'human' (default) = the 108 puzzles
+Data (``config.data``): ``generator`` 'reveal' (this project's generator), 'pluck' (the companion
+code's way of making puzzles; ``tasks/latin_square.py``), each ``num_per_level`` puzzles per level
+and a 90/10 split, or 'companion' (the companion's own 9,000 puzzles and split, shipped;
+``tasks/lst_companion.py``; ``num_per_level`` and ``test_fraction`` must stay 3000 and 0.1,
+``seed`` is unused). Beside the test split every eval scores ``eval_puzzles``: 'human' (default) = the 108 puzzles
 of the study's human fMRI experiment, shipped in ``tasks/data/lst_human_108.csv`` (MIT, the
 companion repository ljhearne/LSTNN_public; provenance in ``tasks/data/README.md``), out of
 distribution for every model; a path = a user's puzzle CSV (``tasks/puzzle_csv.py``) scored as the
@@ -20,6 +22,7 @@ from learnpe_jax.errors import ConfigError
 from learnpe_jax.positions import grid_positions
 from learnpe_jax.tasks import latin_square as ls
 from learnpe_jax.tasks.base import TaskData
+from learnpe_jax.tasks.latin_square import GENERATORS
 
 
 def arrays_from_grids(grid: np.ndarray, answer: np.ndarray, level: np.ndarray,
@@ -41,7 +44,6 @@ def cell_order_of(config) -> np.ndarray | None:
 
 
 HUMAN_PUZZLES = "lst_human_108.csv"
-GENERATORS = ("reveal", "pluck")
 
 
 def human_puzzles_path() -> str:
@@ -76,6 +78,14 @@ def validate_data(d) -> None:
   """The LST's data fields, checked before any puzzle is generated."""
   if d.get("generator", "reveal") not in GENERATORS:
     raise ConfigError("data.generator", d.generator, f"one of {', '.join(GENERATORS)}")
+  if d.get("generator") == "companion":  # the companion's fixed files and split
+    from learnpe_jax.tasks import lst_companion
+    for field, fixed in (("num_per_level", lst_companion.NUM_PER_LEVEL),
+                         ("test_fraction", lst_companion.TEST_FRACTION)):
+      if d[field] != fixed:
+        raise ConfigError(f"data.{field}", d[field],
+                          f"{fixed} with data.generator='companion' (its files and split are "
+                          "fixed)")
   path = d.get("eval_puzzles", "")
   if not isinstance(path, str):
     raise ConfigError("data.eval_puzzles", path, "'human', '' or the path of a puzzle CSV")

@@ -5,6 +5,10 @@ then the answer (1–4), and optionally a ``condition`` column (any text). A hea
 (detected when its first field is not a number). Every row is checked: 16 codes in 0..5, exactly one
 query cell, no shape twice in a row or column, an answer in 1..4 that is consistent with the grid.
 A malformed row raises ``DataError`` naming the file, the row and the problem.
+
+The companion's own puzzle files (``ID, LST_num, condition, puzzles, solutions``: the 16 codes as
+one digit string, the answer, the level as Binary/Ternary/Quaternary; ``tasks/data/generated_
+puzzle_data_*_dist80.csv``) are read too, recognised by their header, and checked the same way.
 """
 
 from __future__ import annotations
@@ -38,8 +42,26 @@ def _check_row(grid: np.ndarray, answer: int) -> str | None:
   return None
 
 
+COMPANION_HEADER = ["id", "lst_num", "condition", "puzzles", "solutions"]
+
+
+def _companion_rows(name: str, rows: list[list[str]]) -> list[list[str]]:
+  """Rows of the companion's format as this module's rows (16 codes, answer, condition)."""
+  out = []
+  for i, row in enumerate(rows):
+    if len(row) != len(COMPANION_HEADER):
+      raise DataError(f"{name} row {i + 2}: expected 5 fields ({', '.join(COMPANION_HEADER)}), "
+                      f"got {len(row)}")
+    digits = row[3].strip()
+    if len(digits) != ls.NUM_CELLS or not digits.isdigit():
+      raise DataError(f"{name} row {i + 2}: 'puzzles' must be 16 digits, got {digits!r}")
+    out.append(list(digits) + [row[4].strip(), row[2].strip()])
+  return out
+
+
 def read_puzzles(path: str) -> dict[str, np.ndarray]:
-  """{'grid': int8[S,16], 'answer': int8[S], 'condition': str[S]} from a puzzle CSV."""
+  """{'grid': int8[S,16], 'answer': int8[S], 'condition': str[S]} from a puzzle CSV (this
+  project's format or the companion's)."""
   name = os.path.basename(path)
   try:
     with open(path, newline="") as f:
@@ -55,6 +77,9 @@ def read_puzzles(path: str) -> dict[str, np.ndarray]:
     header, rows = [c.strip().lower() for c in rows[0]], rows[1:]
   if not rows:
     raise DataError(f"{name}: no puzzle rows after the header")
+  if header == COMPANION_HEADER:
+    rows = _companion_rows(name, rows)
+    header = [f"c{i}" for i in range(ls.NUM_CELLS)] + ["answer", "condition"]
   has_condition = header is not None and "condition" in header
   width = ls.NUM_CELLS + 1 + (1 if has_condition or len(rows[0]) == ls.NUM_CELLS + 2 else 0)
   grids, answers, conditions = [], [], []
