@@ -124,124 +124,289 @@ COMPANION = {
 }
 
 
+CURRENT, TOKEN_GELU = "current", "readout token + final GELU"
+
+
 def _read(path: str):
   with open(path) as f:
     return json.load(f) if path.endswith(".json") else [json.loads(l) for l in f if l.strip()]
 
 
+def _variant(job: Job) -> str:
+  if job is MECHANISM:
+    return "mechanism"
+  return TOKEN_GELU if dict(job.overrides).get("model.readout") == "token" else CURRENT
+
+
 def collect(root: str, results: str = RESULTS) -> tuple[list[dict], list[dict]]:
   """Final per-model records and every eval row of the finished pieces, each labelled with its
-  condition (``pe``: a σ or '2-D sinusoidal'; ``data``)."""
+  condition: ``pe`` (a σ or '2-D sinusoidal'), ``data`` and ``variant`` (``CURRENT``,
+  ``TOKEN_GELU`` or 'mechanism')."""
   models, rows = [], []
   for job in JOBS:
     workdir = runner.records(job, root, results)
     if workdir is None:
       continue
     summary = _read(os.path.join(workdir, "summary.json"))
-    data = dict(job.overrides).get("data.generator", "pluck")  # the config's is 'pluck'
+    labels = {"data": dict(job.overrides)["data.generator"], "variant": _variant(job),
+              "job": job.name}
     learned = summary["pe"] == "learned"
     label = lambda m: m["pe_init_scale"] if learned else "2-D sinusoidal"
-    models += [dict(m, pe=label(m), data=data, job=job.name) for m in summary["models"]]
-    rows += [dict(r, pe=label(r), data=data, job=job.name)
+    models += [dict(m, pe=label(m), **labels) for m in summary["models"]]
+    rows += [dict(r, pe=label(r), **labels)
              for r in _read(os.path.join(workdir, "metrics.jsonl"))]
   return models, rows
 
 
+def _change(m: dict, measure: str, key: str):
+  return (m.get("pe_change") or {}).get(measure, {}).get(key)
+
+
+def grid_like(m: dict) -> bool | None:
+  """Claim 1's per-model rule (module docstring); None for a model without ``pe_change``."""
+  delta = _change(m, "rsa_cosine", "delta_mean")
+  p = _change(m, "mantel_p", "final")
+  if delta is None or p is None or p[0] is None:
+    return None
+  return bool(delta >= 0.25 and p[0] < 0.01)
+
+
 def per_condition(models: list[dict]) -> list[dict]:
-  """Mean over seeds per (data, PE): train/test/human accuracy (by level), geometry."""
+  """Per (data, variant, PE): train/test/human accuracy (by level) as mean ± sd over seeds, the
+  block-0 geometry, and the paired claim-1 measures (``analysis.grid_change``)."""
   groups: dict = {}
   for m in models:
-    groups.setdefault((m["data"], m["pe"]), []).append(m)
-  order = lambda key: (key[0] != "pluck", isinstance(key[1], str) is False, str(key[1]).zfill(8))
+    if m["variant"] != "mechanism":
+      groups.setdefault((m["data"], m["variant"], m["pe"]), []).append(m)
+  order = lambda key: (key[0] != "companion", key[1] != CURRENT, isinstance(key[2], str),
+                       str(key[2]).zfill(8))
   out = []
-  for (data, pe), group in sorted(groups.items(), key=lambda kv: order(kv[0])):
-    rec = {"data": data, "pe": pe, "seeds": [m["seed"] for m in group]}
+  for (data, variant, pe), group in sorted(groups.items(), key=lambda kv: order(kv[0])):
+    rec = {"data": data, "variant": variant, "pe": pe, "seeds": [m["seed"] for m in group]}
     for split in ("train", "test", "human"):
-      rec[f"{split}_accuracy"] = stats.mean(m[f"{split}_accuracy"] for m in group)
+      rec[f"{split}_accuracy"] = stats.over_seeds(m[f"{split}_accuracy"] for m in group)
     for split in ("test", "human"):
       rec[f"{split}_by_level"] = [stats.mean(m[f"{split}_accuracy_by_level"][lvl] for m in group)
                                   for lvl in LEVELS]
-    for key in ("pe_rsa", "pe_rsa_init", "pe_sinusoid_similarity", "pe_sinusoid_similarity_init",
-                "pe_norm"):
+    for key in ("pe_rsa", "pe_rsa_init", "pe_sinusoid_similarity", "pe_sinusoid_similarity_init"):
       rec[key] = stats.mean(m.get(key) for m in group)
+    if any(m.get("pe_change") for m in group):
+      for measure in ("rsa_cosine", "rsa_euclidean", "rsa_no_readout", "partial_rsa"):
+        rec[f"delta_{measure}"] = stats.over_seeds(_change(m, measure, "delta_mean")
+                                                   for m in group)
+      rec["delta_rsa_by_block"] = np.mean([_change(m, "rsa_cosine", "delta") for m in group],
+                                          axis=0).tolist()
+      rec["partial_rsa_final"] = stats.mean(np.mean(_change(m, "partial_rsa", "final"))
+                                            for m in group)
+      rec["movement"] = stats.over_seeds(np.mean(m["pe_change"]["movement"]) for m in group)
+      rec["movement_by_block"] = np.mean([m["pe_change"]["movement"] for m in group],
+                                         axis=0).tolist()
+      rec["mantel_p_block0"] = [_change(m, "mantel_p", "final")[0] for m in group]
+      rec["grid_like"] = [grid_like(m) for m in group]
     out.append(rec)
   return out
 
 
-def _within(ours: float, mean: float, sd: float) -> bool:
-  return bool(np.isfinite(ours) and abs(ours - mean) <= 2 * sd)
+def _within(ours: dict, mean: float, sd: float) -> bool:
+  return bool(ours["mean"] is not None and abs(ours["mean"] - mean) <= 2 * sd)
 
 
-def verdicts(conditions: list[dict]) -> dict:
-  """The three rules of the module docstring, on the companion-style ('pluck') data."""
-  pluck = [c for c in conditions if c["data"] == "pluck"]
+def side_by_side(conditions: list[dict]) -> dict:
   rows = {}
-  for c in pluck:
+  for c in conditions:
     ref = COMPANION.get(c["pe"])
-    if ref is not None:
-      rows[str(c["pe"])] = (_within(c["test_accuracy"], ref[1], ref[2])
-                            and _within(c["human_accuracy"], ref[4], ref[5]))
-  n_ok = sum(rows.values())
-  side = ("reproduces" if rows and n_ok == len(rows) else
-          "reproduces partly" if n_ok else "does not reproduce")
-  learned = sorted((c for c in pluck if not isinstance(c["pe"], str)), key=lambda c: c["pe"])
-  out = {"side_by_side": side, "rows_within_2sd": rows}
-  if len(learned) >= 2:
-    small, large = learned[0], learned[-1]
-    fits = all(c["train_accuracy"] >= 0.95 for c in learned)
-    falls = small["human_accuracy"] - large["human_accuracy"] > 0.1
+    if c["data"] == "companion" and c["variant"] == CURRENT and ref is not None:
+      rows[str(c["pe"])] = {"test": _within(c["test_accuracy"], ref[1], ref[2]),
+                            "human": _within(c["human_accuracy"], ref[4], ref[5]),
+                            "seeds": len(c["seeds"])}
+  both = sum(r["test"] and r["human"] for r in rows.values())
+  complete = len(rows) == 7 and all(r["seeds"] >= 3 for r in rows.values())
+  verdict = ("incomplete" if not complete else "reproduces" if both >= 6 else
+             "reproduces partly" if both else "does not reproduce")
+  return {"verdict": verdict, "rows_within_2sd": rows, "rows_within_on_both": both,
+          "rows": len(rows)}
+
+
+def variant_verdict(models: list[dict]) -> dict:
+  """Item 3's rule: the variant against the current model at σ 0.2 and 2, seed 0."""
+  def pick(variant, sigma):
+    found = [m for m in models if m["variant"] == variant and m["data"] == "companion"
+             and m["pe"] == sigma and m["seed"] == 0]
+    return found[0] if found else None
+  out, matters, complete = {}, False, True
+  for sigma in (0.2, 2.0):
+    cur, var = pick(CURRENT, sigma), pick(TOKEN_GELU, sigma)
+    if cur is None or var is None:
+      complete = False
+      continue
+    ref = COMPANION[sigma]
+    diff = {"test": var["test_accuracy"] - cur["test_accuracy"],
+            "human": var["human_accuracy"] - cur["human_accuracy"]}
+    beyond = {"test": abs(diff["test"]) > 2 * ref[2], "human": abs(diff["human"]) > 2 * ref[5]}
+    matters |= any(beyond.values())
+    out[str(sigma)] = {"current": {k: cur[f"{k}_accuracy"] for k in ("train", "test", "human")},
+                       "variant": {k: var[f"{k}_accuracy"] for k in ("train", "test", "human")},
+                       "difference": diff, "beyond_2_companion_sd": beyond}
+  verdict = ("incomplete" if not complete else "matters" if matters else
+             "does not change the result at this scale")
+  return {"verdict": verdict, "by_sigma": out}
+
+
+def claim_verdicts(conditions: list[dict]) -> dict:
+  ours = [c for c in conditions if c["data"] == "companion" and c["variant"] == CURRENT]
+  learned = {c["pe"]: c for c in ours if not isinstance(c["pe"], str)}
+  out = {}
+  if 0.1 in learned and 2.0 in learned:
+    fits = all(c["train_accuracy"]["mean"] >= 0.95 for c in learned.values())
+    falls = learned[0.1]["human_accuracy"]["mean"] - learned[2.0]["human_accuracy"]["mean"] > 0.1
     out["claim2"] = ("holds" if fits and falls else "holds partly" if fits or falls
                      else "does not hold at this scale")
-    out["claim2_parts"] = {"every σ fits": fits, "human accuracy falls by > 0.1": falls,
-                           "smallest σ": small["pe"], "largest σ": large["pe"]}
-    rsa = small["pe_rsa"] - large["pe_rsa"] > 0.1
-    sin = small["pe_sinusoid_similarity"] - large["pe_sinusoid_similarity"] > 0.1
-    out["claim1"] = ("holds" if rsa and sin else "holds partly" if rsa or sin
-                     else "does not hold at this scale")
-    out["claim1_parts"] = {"RSA higher by > 0.1": rsa, "sinusoid similarity higher by > 0.1": sin}
+    out["claim2_parts"] = {"every σ fits": fits, "human accuracy falls by > 0.1": falls}
+  judged = {s: c["grid_like"] for s, c in learned.items() if c.get("grid_like")}
+  if judged:
+    like = {s: sum(bool(g) for g in flags) >= 2 and len(flags) >= 3 for s, flags in judged.items()}
+    small = any(v for s, v in like.items() if s <= 0.1)
+    large = any(v for s, v in like.items() if s >= 1.0)
+    complete = all(len(f) >= 3 for f in judged.values())
+    out["claim1"] = ("incomplete" if not complete else
+                     "does not hold at this scale" if not any(like.values()) else
+                     "holds" if small and not large else "holds partly")
+    out["claim1_grid_like_sigma"] = sorted(s for s, v in like.items() if v)
   return out
 
 
+def mechanism(models: list[dict]) -> dict | None:
+  """The mechanism sweep's rule: Spearman ρ(movement, ΔRSA) over its models."""
+  import scipy.stats
+  mech = [m for m in models if m["variant"] == "mechanism" and m.get("pe_change")]
+  if not mech:
+    return None
+  move = [float(np.mean(m["pe_change"]["movement"])) for m in mech]
+  delta = [m["pe_change"]["rsa_cosine"]["delta_mean"] for m in mech]
+  rho = scipy.stats.spearmanr(move, delta)
+  holds = bool(rho.statistic > 0.5 and rho.pvalue < 0.01)
+  by = {}
+  for m, mv, d in zip(mech, move, delta, strict=True):
+    by.setdefault((m["pe_init_scale"], m["learning_rate"]), []).append((mv, d, m))
+  cells = [{"sigma": s, "lr": lr, "movement": stats.mean(x[0] for x in v),
+            "delta_rsa": stats.mean(x[1] for x in v),
+            "test": stats.mean(x[2]["test_accuracy"] for x in v),
+            "human": stats.mean(x[2]["human_accuracy"] for x in v),
+            "grid_like": sum(bool(grid_like(x[2])) for x in v), "seeds": len(v)}
+           for (s, lr), v in sorted(by.items())]
+  return {"spearman_rho": float(rho.statistic), "p": float(rho.pvalue), "models": len(mech),
+          "verdict": "holds" if holds else "does not hold", "cells": cells}
+
+
 def _f(x, digits=3) -> str:
+  if isinstance(x, dict):
+    if x["mean"] is None:
+      return "—"
+    return f"{x['mean']:.{digits}f}" + (f" ± {x['sd']:.{digits}f}" if x["n"] > 1 else "")
   return "—" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _pe_label(pe) -> str:
+  return pe if isinstance(pe, str) else f"learned σ = {pe:g}"
+
+
+def _accuracy_table(conditions: list[dict], within: dict | None) -> list[str]:
+  lines = [
+      "| PE | seeds | train (ours / comp.) | test (ours / comp.) | test bin / tern / quat (ours / "
+      "comp.) | human 108 (ours / comp.) | human bin / tern / quat (ours) | within 2 sd: test, "
+      "human |",
+      "|---|---|---|---|---|---|---|---|"]
+  for c in conditions:
+    ref = COMPANION.get(c["pe"]) if c["data"] == "companion" else None
+    band = (within or {}).get(str(c["pe"]))
+    ok = lambda b: "✓" if b else "✗"
+    lines.append(
+        f"| {_pe_label(c['pe'])} | {len(c['seeds'])} | {_f(c['train_accuracy'])} / "
+        f"{'—' if ref is None else f'{ref[0]:.3f}'} | {_f(c['test_accuracy'])} / "
+        f"{'—' if ref is None else f'{ref[1]:.3f} ± {ref[2]:.3f}'} | "
+        f"{' / '.join(_f(x) for x in c['test_by_level'])} / "
+        f"{'—' if ref is None else ' / '.join(f'{x:.3f}' for x in ref[3])} | "
+        f"{_f(c['human_accuracy'])} / "
+        f"{'—' if ref is None else f'{ref[4]:.3f} ± {ref[5]:.3f}'} | "
+        f"{' / '.join(_f(x) for x in c['human_by_level'])} | "
+        f"{'—' if band is None else ok(band['test']) + ', ' + ok(band['human'])} |")
+  return lines
+
+
+def _claim1_table(conditions: list[dict]) -> list[str]:
+  lines = ["| PE | seeds | ΔRSA cosine (mean of 4 blocks) | ΔRSA by block 0 / 1 / 2 / 3 | ΔRSA "
+           "Euclidean | ΔRSA without readout cell | Δ partial RSA (row/col controlled) | partial "
+           "RSA at end | movement ‖P−P⁰‖/‖P⁰‖ (mean; by block) | Mantel p, block 0 (per seed) | "
+           "grid-like seeds |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+  for c in conditions:
+    if "delta_rsa_cosine" not in c:
+      continue
+    lines.append(
+        f"| {_pe_label(c['pe'])} | {len(c['seeds'])} | {_f(c['delta_rsa_cosine'])} | "
+        f"{' / '.join(f'{x:+.2f}' for x in c['delta_rsa_by_block'])} | "
+        f"{_f(c['delta_rsa_euclidean'])} | {_f(c['delta_rsa_no_readout'])} | "
+        f"{_f(c['delta_partial_rsa'])} | {_f(c['partial_rsa_final'])} | "
+        f"{_f(c['movement'])}; {' / '.join(f'{x:.3f}' for x in c['movement_by_block'])} | "
+        f"{', '.join('—' if p is None else f'{p:.3f}' for p in c['mantel_p_block0'])} | "
+        f"{sum(bool(g) for g in c['grid_like'])} of {len(c['grid_like'])} |")
+  return lines
 
 
 def markdown(conditions: list[dict], verdict: dict, wall: dict) -> str:
   cmd = "python -m experiments.companion"
+  companion = [c for c in conditions if c["data"] == "companion" and c["variant"] == CURRENT]
+  variant = [c for c in conditions if c["data"] == "companion" and c["variant"] == TOKEN_GELU]
+  pluck = [c for c in conditions if c["data"] == "pluck"]
+  sbs = verdict["side_by_side"]
   lines = [
-      "# The study at its own scale, side by side with the companion",
+      "# The study like for like: the companion's puzzles, split and model",
       "",
-      f"Command: `{cmd}` (pieces: {', '.join(j.name for j in JOBS)}); rule and settings in "
-      "the script's docstring. Ours: `configs/grid2d.py:companion` (the companion's model and "
-      "optimizer, 12,800 steps ≈ epoch 200, puzzles made the companion's way), mean over our "
-      "seeds; companion: mean ± sd over 15 seeds at epoch 200 on its own data and split.",
+      f"Command: `{cmd}` (pieces in the script; rules and settings in its docstring, written "
+      "before the runs). Ours: `configs/grid2d.py:companion` (the companion's model and "
+      "optimizer, 12,800 steps ≈ epoch 200, the companion's own 9,000 puzzles and split), mean ± "
+      "sd over our seeds; companion: mean ± sd over 15 seeds at epoch 200 on the same data and "
+      "split. Human: the 108 puzzles of the human experiment.",
       "",
-      "| PE | data | our seeds | train (ours / comp.) | test (ours / comp.) | test bin / tern / quat "
-      "(ours) | comp. | human 108 (ours / comp.) | human bin / tern / quat (ours) | PE–grid RSA "
-      "(init) | sim. to 2-D sinusoid (init) | within 2 sd |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|",
+      "## Side by side (the companion's data, the current model)",
+      "",
+      *_accuracy_table(companion, sbs["rows_within_2sd"]),
+      "",
+      f"**Side by side:** {sbs['verdict']} ({sbs['rows_within_on_both']} of {sbs['rows']} rows "
+      "within 2 sd on both test and human; the rule needs ≥ 3 seeds in each of the 7 rows).",
   ]
-  for c in conditions:
-    ref = COMPANION.get(c["pe"]) if c["data"] == "pluck" else None
-    pe = c["pe"] if isinstance(c["pe"], str) else f"learned σ = {c['pe']:g}"
-    comp = lambda i: "—" if ref is None else _f(ref[i])
-    lines.append(
-        f"| {pe} | {c['data']} | {len(c['seeds'])} | {_f(c['train_accuracy'])} / {comp(0)} | "
-        f"{_f(c['test_accuracy'])} / "
-        f"{'—' if ref is None else f'{ref[1]:.3f} ± {ref[2]:.3f}'} | "
-        f"{' / '.join(_f(x) for x in c['test_by_level'])} | "
-        f"{'—' if ref is None else ' / '.join(f'{x:.3f}' for x in ref[3])} | "
-        f"{_f(c['human_accuracy'])} / {'—' if ref is None else f'{ref[4]:.3f} ± {ref[5]:.3f}'} | "
-        f"{' / '.join(_f(x) for x in c['human_by_level'])} | "
-        f"{_f(c['pe_rsa'], 2)} ({_f(c['pe_rsa_init'], 2)}) | "
-        f"{_f(c['pe_sinusoid_similarity'], 2)} ({_f(c['pe_sinusoid_similarity_init'], 2)}) | "
-        f"{verdict['rows_within_2sd'].get(str(c['pe']), '—') if ref else '—'} |")
-  lines += ["", f"**Side by side:** {verdict['side_by_side']}."]
-  if "claim2" in verdict:
-    lines += [f"**Claim 2 at this scale:** {verdict['claim2']} ({verdict['claim2_parts']}).",
-              f"**Claim 1 at this scale:** {verdict['claim1']} ({verdict['claim1_parts']})."]
-  lines += ["", "Wall time per piece (training, from each piece's `train.log`; pieces ran with other "
-            "work sharing the 2 cores where noted in RESULTS.md):", ""]
+  if "claim2" in verdict["claims"]:
+    lines.append(f"**Claim 2 at this scale:** {verdict['claims']['claim2']} "
+                 f"({verdict['claims']['claim2_parts']}).")
+  lines += ["", "## Claim 1 at the study's scale: what each PE learned, from its own init", "",
+            *_claim1_table(companion), ""]
+  if "claim1" in verdict["claims"]:
+    lines.append(f"**Claim 1 at this scale:** {verdict['claims']['claim1']} (grid-like σ: "
+                 f"{verdict['claims']['claim1_grid_like_sigma'] or 'none'}).")
+  v = verdict["variant"]
+  lines += ["", "## The companion's compiled-module variant (readout token + final GELU)", "",
+            *_accuracy_table(variant, None), ""]
+  for sigma, d in v["by_sigma"].items():
+    lines.append(f"- σ = {sigma}: test {d['current']['test']:.3f} (current) vs "
+                 f"{d['variant']['test']:.3f} (variant), human {d['current']['human']:.3f} vs "
+                 f"{d['variant']['human']:.3f}; beyond 2 companion sd: {d['beyond_2_companion_sd']}")
+  lines += ["", f"**Model variant:** {v['verdict']}."]
+  mech = verdict.get("mechanism")
+  if mech:
+    lines += ["", "## When a small-norm PE becomes grid-like (width 64, 4 blocks, 4,000 steps)", "",
+              "![movement](figure_mechanism.png)", "",
+              "| σ | lr | seeds | movement | ΔRSA | test | human | grid-like seeds |",
+              "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {c['sigma']:g} | {c['lr']:g} | {c['seeds']} | {c['movement']:.3f} | "
+              f"{c['delta_rsa']:+.3f} | {c['test']:.3f} | {c['human']:.3f} | {c['grid_like']} |"
+              for c in mech["cells"]]
+    lines += ["", f"**Mechanism:** {mech['verdict']} (Spearman ρ(movement, ΔRSA) = "
+              f"{mech['spearman_rho']:.2f}, p = {mech['p']:.2g}, {mech['models']} models)."]
+  if pluck:
+    lines += ["", "## Second block: regenerated puzzles (`data.generator='pluck'`, made the "
+              "companion code's way), the current model", "", *_accuracy_table(pluck, None)]
+  lines += ["", "![curves](figure.png)", "",
+            "Wall time per piece (training, as its `train.log` gives it; two models per piece on "
+            "2 cores unless noted; pieces that ran beside other work are slower):", ""]
   lines += [f"- `{name}`: {t}" for name, t in wall.items()]
   return "\n".join(lines) + "\n"
 
@@ -253,20 +418,22 @@ def wall_times(root: str, results: str = RESULTS) -> dict:
   for job in JOBS:
     wall = runner.keep_wall_time(job, root, results)
     if wall is not None:
-      out[job.name] = f"{wall['minutes']} min"
+      out[job.name] = f"{wall['minutes']} min" + (f" on {wall['cores']} cores"
+                                                   if wall.get("cores") else "")
   return out
 
 
 def figure(rows: list[dict], path: str) -> None:
-  """Accuracies (train, test, human) and both geometry measures against step, one line per PE."""
+  """Accuracies (train, test, human) and both geometry measures against step, one line per PE, on
+  the companion's data with the current model."""
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
   panels = [("train_accuracy", "train accuracy"), ("test_accuracy", "test accuracy"),
             ("human_accuracy", "human 108 accuracy"), ("pe_rsa", "PE–grid RSA (block 0)"),
             ("pe_sinusoid_similarity", "similarity to 2-D sinusoid (block 0)")]
-  pluck = [r for r in rows if r["data"] == "pluck"]
-  pes = sorted({r["pe"] for r in pluck}, key=lambda p: (isinstance(p, str), str(p).zfill(8)))
+  ours = [r for r in rows if r["data"] == "companion" and r["variant"] == CURRENT]
+  pes = sorted({r["pe"] for r in ours}, key=lambda p: (isinstance(p, str), str(p).zfill(8)))
   cmap = plt.get_cmap("viridis")
   learned = [p for p in pes if not isinstance(p, str)]
   color = {p: cmap(i / max(1, len(learned) - 1)) for i, p in enumerate(learned)}
@@ -274,39 +441,80 @@ def figure(rows: list[dict], path: str) -> None:
   fig, axes = plt.subplots(1, len(panels), figsize=(4.0 * len(panels), 3.4), squeeze=False)
   for ax, (key, title) in zip(axes[0], panels, strict=True):
     for pe in pes:
-      steps = sorted({r["step"] for r in pluck if r["pe"] == pe and r.get(key) is not None})
+      steps = sorted({r["step"] for r in ours if r["pe"] == pe and r.get(key) is not None})
       if not steps:
         continue
-      mean = [stats.mean(r[key] for r in pluck if r["pe"] == pe and r["step"] == s) for s in steps]
+      mean = [stats.mean(r[key] for r in ours if r["pe"] == pe and r["step"] == s) for s in steps]
       label = pe if isinstance(pe, str) else f"σ = {pe:g}"
       ax.plot(steps, mean, marker="o", ms=3, color=color[pe], label=label)
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("step")
     ax.grid(alpha=0.3)
   axes[0, -1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)
-  fig.suptitle("companion scale (configs/grid2d.py:companion), companion-style puzzles; "
-               "mean over seeds")
+  fig.suptitle("python -m experiments.companion: configs/grid2d.py:companion on the companion's "
+               "puzzles and split; mean over seeds")
+  fig.tight_layout()
+  fig.savefig(path, dpi=110, bbox_inches="tight")
+  plt.close(fig)
+
+
+def figure_mechanism(models: list[dict], path: str) -> None:
+  """ΔRSA against movement (colour σ, marker lr), beside test and human accuracy against
+  movement: one point per model of the mechanism sweep."""
+  import matplotlib
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt
+  mech = [m for m in models if m["variant"] == "mechanism" and m.get("pe_change")]
+  sigmas = sorted({m["pe_init_scale"] for m in mech})
+  lrs = sorted({m["learning_rate"] for m in mech})
+  cmap = plt.get_cmap("viridis")
+  markers = dict(zip(lrs, "os^D"))
+  fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+  for m in mech:
+    x = float(np.mean(m["pe_change"]["movement"]))
+    c = cmap(sigmas.index(m["pe_init_scale"]) / max(1, len(sigmas) - 1))
+    for ax, y in zip(axes, (m["pe_change"]["rsa_cosine"]["delta_mean"], m["test_accuracy"],
+                            m["human_accuracy"]), strict=True):
+      ax.scatter(x, y, color=c, marker=markers[m["learning_rate"]], s=28, alpha=0.85)
+  for ax, title in zip(axes, ("ΔRSA from own init (mean of 4 blocks)", "test accuracy",
+                              "human 108 accuracy"), strict=True):
+    ax.set_xscale("log")
+    ax.set_xlabel("movement ‖P − P⁰‖ / ‖P⁰‖ (mean of blocks)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+  axes[0].axhline(0.25, color="grey", lw=0.8, ls="--")
+  handles = [plt.Line2D([], [], ls="", marker="o", color=cmap(i / max(1, len(sigmas) - 1)),
+                        label=f"σ = {s:g}") for i, s in enumerate(sigmas)]
+  handles += [plt.Line2D([], [], ls="", marker=markers[lr], color="k", label=f"lr = {lr:g}")
+              for lr in lrs]
+  axes[-1].legend(handles=handles, loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)
+  fig.suptitle("python -m experiments.companion --jobs=mechanism: width 64, 4 blocks, 4,000 steps, "
+               "companion's puzzles; one point per model")
   fig.tight_layout()
   fig.savefig(path, dpi=110, bbox_inches="tight")
   plt.close(fig)
 
 
 def tabulate(root: str, results: str = RESULTS) -> str:
-  models, rows = collect(root, results)
   os.makedirs(results, exist_ok=True)
   for job in JOBS:  # the pieces' summaries and metrics (never checkpoints) travel with the repo
     if runner.finished(job, root):
       runner.keep_run_records(job, root, results)
+  models, rows = collect(root, results)
   conditions = per_condition(models)
-  verdict = verdicts(conditions)
+  verdict = {"side_by_side": side_by_side(conditions), "variant": variant_verdict(models),
+             "claims": claim_verdicts(conditions), "mechanism": mechanism(models)}
   text = markdown(conditions, verdict, wall_times(root, results))
   with open(os.path.join(results, "table.md"), "w") as f:
     f.write(text)
   with open(os.path.join(results, "table.json"), "w") as f:
     json.dump({"conditions": conditions, "verdict": verdict,
-               "companion": {str(k): v for k, v in COMPANION.items()}}, f, indent=1)
+               "companion": {str(k): v for k, v in COMPANION.items()}}, f, indent=1,
+              default=str)
   if rows:
     figure(rows, os.path.join(results, "figure.png"))
+  if verdict["mechanism"]:
+    figure_mechanism(models, os.path.join(results, "figure_mechanism.png"))
   if results == RESULTS:  # the repo's own results: its RESULTS.md section follows the table
     splice_results_section("companion", RESULTS_DIR, RESULTS_MD)
   return text

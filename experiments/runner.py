@@ -12,6 +12,7 @@ for a cluster.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import itertools
 import json
 import os
@@ -42,6 +43,15 @@ class Job:
 
   def to_dict(self) -> dict:
     return {"name": self.name, "config": self.config, "overrides": dict(self.overrides)}
+
+  def build_config(self):
+    """The ConfigDict this job's command line builds: its config file's ``get_config`` of the
+    variant string, then its overrides (an unknown field or a wrong type raises here)."""
+    path, _, variant = self.config.partition(":")
+    module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+    config = module.get_config(variant or None)
+    config.update_from_flattened_dict(dict(self.overrides))
+    return config
 
   def command(self, root: str, python: str = sys.executable, main_flags=()) -> list[str]:
     """The ``learnpe_jax.main`` command line (``root`` may be a URI); ``main_flags`` (e.g.

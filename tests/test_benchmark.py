@@ -1,7 +1,6 @@
 """experiments.benchmark: its rows per task, its jobs' configs, the init-scale verdict rule, and the
 tables it builds from finished runs."""
 
-import importlib
 import json
 
 import pytest
@@ -11,20 +10,11 @@ from learnpe_jax import config_validation
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
 
-def _config_of(job: runner.Job):
-  """The ConfigDict a job's command line would build (its variant string, then its overrides)."""
-  path, variant = job.config.split(":", 1)
-  module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
-  config = module.get_config(variant)
-  config.update_from_flattened_dict(dict(job.overrides))
-  return config
-
-
 def test_the_lst_takes_every_pe_once_with_the_reference_rows():
   rows = benchmark.rows("lst")
   pes = [r.name for r in rows if r.name in REGISTRY]
   assert pes == list(REGISTRY)  # every PE of the catalogue, in its order, once
-  baselines = {r.name: _config_of(r.job).model.kind for r in rows if r.name in benchmark.BASELINES}
+  baselines = {r.name: r.job.build_config().model.kind for r in rows if r.name in benchmark.BASELINES}
   assert baselines == {name: kind for name, (kind, _) in benchmark.BASELINES.items()}
 
 
@@ -45,7 +35,7 @@ def test_every_job_config_takes_its_overrides_and_its_sigmas(task):
   for row in benchmark.rows(task):
     if row.job is None:
       continue
-    config = _config_of(row.job)  # an unknown field or a wrong type raises here
+    config = row.job.build_config()  # an unknown field or a wrong type raises here
     config_validation.validate(config)  # the checks a job runs before it loads data
     assert config.model.pe.name == row.pe
     expected = benchmark.SIGMAS if get_spec(row.pe).learnable else (1.0,)
@@ -67,7 +57,7 @@ def test_every_job_passes_the_checks_that_need_its_task(task, data_dir):
   for row in benchmark.rows(task):
     if row.job is None:
       continue  # a coinciding PE: not trained
-    config = _config_of(row.job)
+    config = row.job.build_config()
     config.data.data_dir = data_dir
     key = config.data.coords_known
     if key not in tasks:
