@@ -38,7 +38,7 @@ RANK = {layer: rank for rank, layer in enumerate(LAYERS)}
 # (docs/design.md); the brain task computes its data's functional connectivity with them.
 MEASURES = ("learnpe_jax.analysis.rsa", "learnpe_jax.analysis.geometry",
             "learnpe_jax.analysis.modularity", "learnpe_jax.analysis.functional",
-            "learnpe_jax.analysis.bias_geometry")
+            "learnpe_jax.analysis.bias_geometry", "learnpe_jax.analysis.grid_change")
 # The one import that goes up, named in docs/design.md: the host loop logs the PE metrics.
 UPWARD = {("learnpe_jax.train", "learnpe_jax.analysis.pe_metrics")}
 
