@@ -45,6 +45,12 @@ values at σ = 0.1 and σ = 2.0 are compared with a two-sided Welch t-test.
     better" when it is lower and p < 0.05, else "no difference detected";
   * geometry: the same on ``pe_rsa`` (or ``pe_bias_rsa`` for a PE without vectors, or
     ``coords_r2`` for learned coordinates with neither); "—" when the PE has none.
+    Amended after the LST, netsim and brain runs and before any verdict was read again: a measure
+    of what a PE learned is judged on each model's change from its own init draw (paired:
+    ``pe_rsa − pe_rsa_init``, ``pe_bias_rsa − pe_bias_rsa_init``), because a PE whose RSA is
+    high at init and falls (e.g. Fourier features at σ 0.1) would otherwise count as "small σ
+    better". ``coords_r2`` has no init record and stays judged on its raw value (marked). The
+    verdict on the raw values is kept beside it ("raw, before") for comparison.
   The effect "holds beyond the additive learned table" for a PE whose score verdict is "small σ
   better"; the counts per verdict are reported as they come out. Three seeds give a Welch test
   little power: "no difference detected" is not evidence of no difference.
@@ -53,6 +59,7 @@ values at σ = 0.1 and σ = 2.0 are compared with a two-sided Welch t-test.
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import json
 import os
@@ -68,6 +75,7 @@ FINDINGS = "findings.md"  # a task's reading of its results, written by hand bes
 SIGMAS = (0.1, 2.0)
 SEEDS = (0, 1, 2)
 GEOMETRY = ("pe_rsa", "pe_bias_rsa", "coords_r2")  # a row's geometry measure: the first it has
+INIT_OF = {"pe_rsa": "pe_rsa_init", "pe_bias_rsa": "pe_bias_rsa_init"}  # judged as paired change
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,18 +188,14 @@ def row_records(task: str, row: Row, root: str) -> list[dict]:
     for field in GEOMETRY:
       if field in group[0]:
         rec[field] = stats.over_seeds(m.get(field) for m in group)
+        if INIT_OF.get(field) in group[0]:
+          rec[f"{field}_change"] = stats.paired_change(group, field, INIT_OF[field])
     out.append(rec)
   return out
 
 
-def welch_two_sided(a: dict, b: dict) -> float:
-  """Two-sided Welch p-value between two ``over_seeds`` results (``stats.welch_greater`` both
-  ways): 1.0 when either has fewer than two values."""
-  return min(1.0, 2 * min(stats.welch_greater(a, b), stats.welch_greater(b, a)))
-
-
 def _verdict(small: dict, large: dict) -> tuple[str, float]:
-  p = welch_two_sided(small, large)
+  p = stats.welch_two_sided(small, large)
   if p < 0.05:
     return ("small σ better" if small["mean"] > large["mean"] else "large σ better"), p
   return "no difference detected", p
@@ -213,9 +217,12 @@ def init_scale_verdicts(records: list[dict]) -> list[dict]:
     geometry = next((f for f in GEOMETRY if f in small), None)
     verdict["geometry"] = geometry
     if geometry:
-      verdict["geometry_small"], verdict["geometry_large"] = small[geometry], large[geometry]
-      verdict["geometry_verdict"], verdict["geometry_p"] = _verdict(small[geometry],
-                                                                    large[geometry])
+      judged = f"{geometry}_change" if f"{geometry}_change" in small else geometry
+      verdict["geometry_judged_on"] = judged
+      verdict["geometry_small"], verdict["geometry_large"] = small[judged], large[judged]
+      verdict["geometry_verdict"], verdict["geometry_p"] = _verdict(small[judged], large[judged])
+      verdict["geometry_raw_verdict"], verdict["geometry_raw_p"] = _verdict(small[geometry],
+                                                                            large[geometry])
     out.append(verdict)
   return out
 
@@ -266,23 +273,28 @@ def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
 
 def verdict_table(verdicts: list[dict]) -> str:
   head = ["PE", "mechanism", "test σ=0.1", "test σ=2", "score verdict (p)", "geometry",
-          "σ=0.1", "σ=2", "geometry verdict (p)"]
+          "σ=0.1", "σ=2", "geometry verdict (p)", "raw, before (p)"]
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for v in verdicts:
     cells = [f"`{v['row']}`" + (" (oracle)" if v["oracle"] else ""), v["mechanism"],
              _ci(v["score_small"]), _ci(v["score_large"]),
              f"{v['score_verdict']} ({v['score_p']:.3f})"]
     if v["geometry"]:
-      cells += [v["geometry"], _ci(v["geometry_small"], 2), _ci(v["geometry_large"], 2),
-                f"{v['geometry_verdict']} ({v['geometry_p']:.3f})"]
+      judged = v["geometry_judged_on"]
+      label = (f"Δ {v['geometry']} from own init" if judged != v["geometry"]
+               else f"{v['geometry']} (raw: no init record)")
+      cells += [label, _ci(v["geometry_small"], 2), _ci(v["geometry_large"], 2),
+                f"{v['geometry_verdict']} ({v['geometry_p']:.3f})",
+                f"{v['geometry_raw_verdict']} ({v['geometry_raw_p']:.3f})"]
     else:
-      cells += ["—"] * 4
+      cells += ["—"] * 5
     lines.append("| " + " | ".join(cells) + " |")
-  counts = {}
-  for v in verdicts:
-    counts[v["score_verdict"]] = counts.get(v["score_verdict"], 0) + 1
-  lines += ["", "Score verdicts: " + (", ".join(f"{k}: {n}" for k, n in sorted(counts.items()))
-                                      or "none yet") + "."]
+  count = lambda key: ", ".join(f"{k}: {n}" for k, n in sorted(collections.Counter(
+      v[key] for v in verdicts if v.get(key)).items())) or "none yet"
+  lines += ["", f"Score verdicts: {count('score_verdict')}.",
+            f"Geometry verdicts, on the change from each model's own init: "
+            f"{count('geometry_verdict')}; on the raw values (the rule before the amendment): "
+            f"{count('geometry_raw_verdict')}."]
   return "\n".join(lines)
 
 
@@ -294,7 +306,8 @@ def figure(task: str, verdicts: list[dict], path: str) -> None:
   fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(verdicts) + 1.6), sharey=True)
   ys = range(len(verdicts))
   for ax, (key, label) in zip(axes, (("score", f"test {BUDGETS[task].score.removeprefix('test_')}"),
-                                     ("geometry", "geometry RSA (PE or bias)"))):
+                                     ("geometry", "geometry: Δ RSA from own init (PE or "
+                                      "bias; coords R² raw)"))):
     for offset, sigma, suffix, color in ((-0.15, SIGMAS[0], "small", "tab:blue"),
                                          (0.15, SIGMAS[1], "large", "tab:orange")):
       for y, v in zip(ys, verdicts):

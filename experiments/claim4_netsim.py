@@ -11,6 +11,11 @@ trajectories.
 Verdict rule: *small* is σ ≤ 0.1, *large* σ ≥ 1. Three parts, each "every small σ clearly above
 every large σ" (one-sided Welch p < 0.05): geometry (RSA), modules (ARI), generalisation (test R²).
 Holds when all three pass, holds partly when one or two do, otherwise does not hold at this scale.
+
+Amended (before the verdicts were read again; the runs were not repeated): geometry and module
+ARI are judged on each model's own change from its init draw (paired ``K_change = K − K_init``),
+not on the raw values, so a PE that starts aligned and loses it is not counted as small σ better.
+``python -m experiments.claims --all --rejudge`` recomputes the verdicts from the kept tables.
 """
 
 from __future__ import annotations
@@ -22,13 +27,16 @@ from experiments.claims.spec import Claim, Column
 
 SMALL, LARGE = (0.01, 0.1), (1.0, 3.0)
 COLUMNS = (Column("train_r2", "train R²"), Column("test_r2", "test R²"), Column("pe_rsa", "RSA"),
-           Column("pe_rsa_init", "RSA at init"), Column("pe:mds_r2", "layout R²"),
+           Column("pe_rsa_init", "RSA at init"), Column("pe_rsa_change", "ΔRSA from init", 2),
+           Column("pe:mds_r2", "layout R²"),
            Column("pe:pe_network_ari", "module ARI"), Column("pe:pe_network_ari_init", "ARI at init"),
+           Column("pe:pe_network_ari_change", "ΔARI from init", 2),
            Column("pe:pe_within_between_ratio", "within/between", 2))
 
 
 def verdict(table):
-  return verdicts.verdict_from_parts(table, {"geometry": "pe_rsa", "modules": "pe:pe_network_ari",
+  return verdicts.verdict_from_parts(table, {"geometry": "pe_rsa_change",
+                                           "modules": "pe:pe_network_ari_change",
                                            "generalisation": "test_r2"}, SMALL, LARGE)
 
 

@@ -6,7 +6,8 @@ model, or a metric its PE does not have, is absent rather than a number). With n
 comparison with it is False).
 
 ``over_seeds`` is the mean, the sample sd (ddof 1) and the 95% Student-t interval
-mean ± t₀.₉₇₅,ₙ₋₁ · sd/√n; ``welch_greater`` the one-sided Welch t-test between two of them.
+mean ± t₀.₉₇₅,ₙ₋₁ · sd/√n; ``welch_greater`` the one-sided and ``welch_two_sided`` the two-sided
+Welch t-test between two of them (scipy's ``ttest_ind(equal_var=False)``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,33 @@ def mean_sd(values) -> tuple[float | None, float | None]:
   """(mean, sd) as in ``over_seeds``: (None, None) with no value, sd 0 with one."""
   summary = over_seeds(values)
   return summary["mean"], summary["sd"]
+
+
+def welch_two_sided(a: dict, b: dict) -> float:
+  """Two-sided Welch p-value between two ``over_seeds`` results: 1.0 when either has fewer than
+  two values; with both sd 0, 0.0 if the means differ, else 1.0."""
+  if a["n"] < 2 or b["n"] < 2:
+    return 1.0
+  if a["sd"] == 0 and b["sd"] == 0:
+    return 0.0 if a["mean"] != b["mean"] else 1.0
+  return float(stats.ttest_ind(a["values"], b["values"], equal_var=False).pvalue)
+
+
+def paired_change(models, field: str, init_field: str) -> dict:
+  """``over_seeds`` of each model's own change ``field − init_field`` (models lacking either are
+  left out)."""
+  return over_seeds(m[field] - m[init_field] for m in models
+                    if m.get(field) is not None and m.get(init_field) is not None)
+
+
+def greater_than_zero(change: dict) -> float:
+  """One-sided one-sample t-test p-value that the mean of ``change`` (an ``over_seeds`` of paired
+  changes) exceeds 0: 1.0 with fewer than two values; with sd 0, 0.0 if the mean is > 0."""
+  if change["n"] < 2:
+    return 1.0
+  if change["sd"] == 0:
+    return 0.0 if change["mean"] > 0 else 1.0
+  return float(stats.ttest_1samp(change["values"], 0.0, alternative="greater").pvalue)
 
 
 def welch_greater(a: dict, b: dict) -> float:

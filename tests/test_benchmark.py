@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from experiments import benchmark, runner
-from learnpe_jax import config_validation
+from experiments import benchmark, runner, stats
+from learnpe_jax.training import config_validation
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
 
@@ -67,7 +67,6 @@ def test_every_job_passes_the_checks_that_need_its_task(task, data_dir):
 
 
 def _over_seeds(values):
-  from experiments import stats
   return stats.over_seeds(values)
 
 
@@ -78,7 +77,23 @@ def test_the_verdict_rule_on_known_values():
   noisy = _over_seeds([0.5, 0.9, 0.7])
   verdict, p = benchmark._verdict(noisy, _over_seeds([0.6, 0.8, 0.65]))
   assert verdict == "no difference detected" and p >= 0.05
-  assert benchmark.welch_two_sided(_over_seeds([0.9]), large) == 1.0  # one seed: no test
+  assert stats.welch_two_sided(_over_seeds([0.9]), large) == 1.0  # one seed: no test
+
+
+def test_geometry_is_judged_on_the_change_from_each_models_own_init():
+  """A PE that starts aligned with the geometry and loses it at small σ (Fourier features) is not
+  'small σ better' for staying higher than the large σ: the paired change decides."""
+  def rec(sigma, end, start):
+    models = [{"pe_rsa": e, "pe_rsa_init": s} for e, s in zip(end, start, strict=True)]
+    return {"row": "fourier_learned", "sigma": sigma, "oracle": False, "mechanism": "add",
+            "score": _over_seeds([0.8, 0.8, 0.8]), "pe_rsa": _over_seeds(end),
+            "pe_rsa_change": stats.paired_change(models, "pe_rsa", "pe_rsa_init")}
+  small = rec(0.1, [0.70, 0.72, 0.71], [0.93, 0.94, 0.93])   # high at init, falls
+  large = rec(2.0, [0.30, 0.31, 0.29], [0.10, 0.12, 0.11])   # low at init, rises
+  (verdict,) = benchmark.init_scale_verdicts([small, large])
+  assert verdict["geometry_judged_on"] == "pe_rsa_change"
+  assert verdict["geometry_verdict"] == "large σ better"
+  assert verdict["geometry_raw_verdict"] == "small σ better"
 
 
 def test_learned_coordinates_are_judged_on_their_coords_r2():

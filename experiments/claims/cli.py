@@ -5,6 +5,7 @@ figure and verdict to ``experiments/results/<name>/``; or print its jobs' comman
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import sys
@@ -12,7 +13,7 @@ import sys
 from experiments import RESULTS_DIR, cluster, runner
 from experiments.claims.records import model_records
 from experiments.claims.spec import Claim
-from experiments.claims.table import make_table, markdown
+from experiments.claims.table import make_table, markdown, table_from_kept
 
 
 def parse_args(argv):
@@ -23,6 +24,8 @@ def parse_args(argv):
   mode = p.add_mutually_exclusive_group()
   mode.add_argument("--print", action="store_true", help="print one command per job and stop")
   mode.add_argument("--gather", action="store_true", help="only tabulate finished jobs")
+  mode.add_argument("--rejudge", action="store_true",
+                    help="recompute the verdict, table and figure from the kept table.json (no runs)")
   p.add_argument("--scale", choices=("cpu", "paper"), default="cpu",
                  help="cpu: the setting of RESULTS.md; paper: the study's scale (with --print, "
                       "--write_tpu or --write_slurm, and --gather to read their summaries back)")
@@ -47,16 +50,24 @@ def script_command(claim: Claim, argv: list[str]) -> str:
   return " ".join(["python", "-m", module, *map(shlex.quote, shown)])
 
 
-def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_DIR) -> str:
-  """Write ``<results_dir>/<name>/{table.md,table.json,figure.png}``; return the markdown."""
+def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_DIR,
+             rejudge: bool = False) -> str:
+  """Write ``<results_dir>/<name>/{table.md,table.json,figure.png}``; return the markdown. With
+  ``rejudge`` the table comes from the kept ``table.json`` instead of the runs, and keeps the
+  command that made it."""
   from learnpe_jax.workdir import atomic_write_text, write_json
   out = os.path.join(results_dir, claim.name)
   os.makedirs(out, exist_ok=True)
-  missing = [j.name for j in jobs_at(claim, "cpu") if not runner.finished(j, root)]
-  if missing:
-    raise SystemExit(f"error: claim {claim.number}: job(s) {', '.join(missing)} not finished "
-                     f"under {root}; run without --gather to train them")
-  table = make_table(claim, model_records(claim, root))
+  if rejudge:
+    with open(os.path.join(out, "table.json")) as f:
+      kept = json.load(f)
+    table, command = table_from_kept(claim, kept["groups"]), kept["command"]
+  else:
+    missing = [j.name for j in jobs_at(claim, "cpu") if not runner.finished(j, root)]
+    if missing:
+      raise SystemExit(f"error: claim {claim.number}: job(s) {', '.join(missing)} not finished "
+                       f"under {root}; run without --gather to train them")
+    table = make_table(claim, model_records(claim, root))
   verdict = claim.verdict(table)
   claim.figure(table, os.path.join(out, "figure.png"))
   text = markdown(table, command, verdict, "figure.png")
@@ -80,7 +91,8 @@ def main(claim: Claim, argv: list[str] | None = None, shown_as: str | None = Non
       raise SystemExit(PAPER_ON_CPU)
     print(cluster.gather(jobs_at(claim, "paper"), args.root, args.table_dir or None))
     return 0
-  if not args.gather:
+  if not (args.gather or args.rejudge):
     runner.run_jobs(jobs_at(claim, "cpu"), args.root, args.lanes)
-  print(tabulate(claim, args.root, shown_as or script_command(claim, argv), args.results))
+  print(tabulate(claim, args.root, shown_as or script_command(claim, argv), args.results,
+                 rejudge=args.rejudge))
   return 0

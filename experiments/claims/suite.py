@@ -30,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
   p.add_argument("--results", default=RESULTS_DIR, help="where tables and figures go")
   p.add_argument("--results_md", default=RESULTS_MD)
   p.add_argument("--gather", action="store_true", help="only tabulate finished jobs")
+  p.add_argument("--rejudge", action="store_true",
+                 help="recompute verdicts, tables and figures from the kept table.json files")
   p.add_argument("--print", action="store_true", help="print one command per job and stop")
   p.add_argument("--scale", choices=("cpu", "paper"), default="cpu",
                  help="paper: the study's jobs of every claim, for --print/--write_*/--gather")
@@ -46,12 +48,12 @@ def main(argv: list[str] | None = None) -> int:
       raise SystemExit(cli.PAPER_ON_CPU)
     print(cluster.gather(jobs, args.root, args.table_dir or None))
     return 0
-  if not args.gather:
+  if not (args.gather or args.rejudge):
     runner.run_jobs(jobs, args.root, args.lanes)
   sections = []
   for c in every:
     command = cli.script_command(c, [f"--root={args.root}"] if args.root != "runs/claims" else [])
-    text = cli.tabulate(c, args.root, command, args.results)
+    text = cli.tabulate(c, args.root, command, args.results, rejudge=args.rejudge)
     with open(os.path.join(args.results, c.name, "table.json")) as f:
       sections.append((text, c.name, json.load(f)["verdict"]))
   print(write_results(sections, args.results_md, args.results))
