@@ -1,6 +1,6 @@
 """Throughput against the number of models K: ``python benchmarks/k_curve.py [--config=...]``.
 
-Runs ``python -m learnpe_jax.bench`` once per (K, layout) in a fresh process (the CPU device count
+Runs ``python -m learnpe_jax.throughput`` once per (K, layout) in a fresh process (the CPU device count
 is an XLA flag read at start-up) and writes ``docs/figures/k_curve.png`` and ``k_curve.json`` beside
 it. Layouts:
   vmap        all K models in one vmap (``--models_per_group=0``), 1 device
@@ -32,7 +32,7 @@ def bench(config: str, k: int, group: int, streams: int, devices: int, chunks: i
   env = dict(os.environ)
   flags = env.get("XLA_FLAGS", "")
   env["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={devices}".strip()
-  cmd = [sys.executable, "-m", "learnpe_jax.bench", f"--config={config}", f"--num_models={k}",
+  cmd = [sys.executable, "-m", "learnpe_jax.throughput", f"--config={config}", f"--num_models={k}",
          f"--models_per_group={group}", f"--parallel_streams={streams}", f"--chunks={chunks}",
          f"--chunk_steps={chunk_steps}",
          *extra]

@@ -73,8 +73,8 @@ def train(*, batch_size: int, num_steps: int, chunk_steps: int, eval_every: int,
   """The host loop. How the models share the machine (results equal up to float roundoff):
   ``models_per_group`` models train together, groups one after another in the same program (0:
   all in one group); a group runs as ``parallel_streams`` independent vmaps, which a CPU runs
-  concurrently. None (the default): chosen by platform (``schedule.layout``): on a CPU groups of 2 as
-  2 streams, elsewhere one vmap of every model. Checkpoints go with the evals."""
+  concurrently. None (the default): chosen by platform (``training.layout.layout``): on a CPU
+  groups of 2 as 2 streams, elsewhere one vmap of every model. Checkpoints go with the evals."""
   t = ml_collections.ConfigDict()
   t.batch_size = batch_size
   t.num_steps = num_steps

@@ -3,7 +3,7 @@
 The generative model and the task: docs/design.md, "The network simulation".
 
 A nonlinear stochastic network of 64 nodes at hidden random positions in the unit square, in 4
-spatial modules (``learnpe_jax.tasks.netsim``); every node is a token; the model predicts every
+spatial modules (``learnpe_jax.tasks.netsim.task``); every node is a token; the model predicts every
 node's next state (or reconstructs masked nodes). Learned PE, σ swept; PE–geometry RSA against the
 hidden node positions and modularity against the module labels.
 
@@ -21,7 +21,7 @@ import ml_collections
 
 from configs import common
 from configs.common import parse_variants
-from learnpe_jax.tasks.netsim_generate import GENERATOR_DEFAULTS
+from learnpe_jax.tasks.netsim.generate import GENERATOR_DEFAULTS
 
 
 def get_config(arg=None):
@@ -32,7 +32,7 @@ def get_config(arg=None):
 
   config.data = ml_collections.ConfigDict()
   config.data.data_dir = "~/.cache/learnpe_jax/tfds"
-  # The generator (fields: learnpe_jax/tasks/netsim_generate.py; they name the dataset).
+  # The generator (fields: learnpe_jax/tasks/netsim/generate.py; they name the dataset).
   for key, value in GENERATOR_DEFAULTS.items():
     config.data[key] = value
   # num_nodes=64, dim=2, layout='random' (unit square) | 'lattice'; num_modules=4 (0: none),

@@ -13,8 +13,9 @@ import json
 import shlex
 
 from experiments.runner import Job
-from learnpe_jax import paths, report
-from learnpe_jax.workdir import atomic_write_text, write_json
+from learnpe_jax import paths
+from learnpe_jax.run.workdir import atomic_write_text, write_json
+from learnpe_jax.training import report
 
 
 def command_lines(jobs: list[Job], root: str, python: str = "python", main_flags=()) -> list[str]:

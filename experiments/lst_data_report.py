@@ -25,8 +25,9 @@ import numpy as np
 
 from experiments import RESULTS_DIR, RESULTS_MD
 from experiments.results_doc import splice_results_section
-from learnpe_jax.tasks import latin_square as ls
-from learnpe_jax.tasks import latin_square_tfds, lst_overlap, puzzle_csv
+from learnpe_jax.tasks.lst import generate as ls
+from learnpe_jax.tasks.lst import overlap as lst_overlap, puzzle_csv
+from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds
 
 HUMAN_RESOURCE = "data/lst_human_108.csv"  # under the package learnpe_jax.tasks
 

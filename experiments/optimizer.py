@@ -53,7 +53,7 @@ def effect(models: list[dict]) -> tuple[str, dict]:
 
 
 def tabulate(root: str) -> str:
-  from learnpe_jax import report
+  from learnpe_jax.training import report
   lines = ["# The optimizer ablation at the reduced CPU setting: AdamW vs SGD", "",
            "`python -m experiments.optimizer`; settings and rule in the script's docstring "
            f"(seeds {', '.join(map(str, SEEDS))}; mean ± sd over seeds).", ""]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 
-from learnpe_jax.workdir import atomic_write_text
+from learnpe_jax.run.workdir import atomic_write_text
 
 RESULTS_HEAD = """# Results: the study's claims, re-measured with learnpe_jax
 

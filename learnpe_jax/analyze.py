@@ -20,7 +20,7 @@ from absl import logging
 
 from learnpe_jax import cli, paths
 from learnpe_jax.errors import UserError
-from learnpe_jax.workdir import read_metrics
+from learnpe_jax.run.workdir import read_metrics
 
 
 def define_flags():
@@ -40,8 +40,8 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
             mds_distance: str = "euclidean", num_sigmas: int = 4, command: str | None = None):
   """Everything ``analyze`` writes; returns the analysis dict. Importable from a notebook."""
   from learnpe_jax.analysis import plots, report_doc, run_analysis
-  from learnpe_jax.restore import load_run
-  from learnpe_jax.workdir import write_json
+  from learnpe_jax.run.workdir import write_json
+  from learnpe_jax.training.restore import load_run
 
   run = load_run(workdir, step)
   workdir = run.workdir
@@ -115,7 +115,7 @@ def main(argv):
     logging.flush()
     cli.fail(str(e))
   from learnpe_jax.analysis import report_doc
-  from learnpe_jax import report
+  from learnpe_jax.training import report
   print(report.format_table(data))
   geo = report_doc.geometry_table(data)
   if geo:

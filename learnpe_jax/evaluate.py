@@ -28,7 +28,7 @@ def define_flags():
   """The command-line flags (defined only when run as a command, so that importing this module
   from a notebook or beside another command defines none)."""
   flags.DEFINE_string("workdir", None, "An LST run's workdir.")
-  flags.DEFINE_string("puzzles", None, "Puzzle CSV (see learnpe_jax/tasks/puzzle_csv.py).")
+  flags.DEFINE_string("puzzles", None, "Puzzle CSV (see learnpe_jax/tasks/lst/puzzle_csv.py).")
   flags.DEFINE_float("noise_sd", 0.0, "Sd of Gaussian noise added at every block (0: off).")
   flags.DEFINE_integer("noise_seed", 0, "Seed of the noise draw.")
   flags.DEFINE_integer("step", None, "Checkpoint step (default: the latest).")
@@ -102,10 +102,10 @@ def format_table(result: dict) -> str:
 def evaluate(workdir: str, puzzles: str, noise_sd: float = 0.0, noise_seed: int = 0,
              step=None, batch_size: int = 512) -> dict:
   """Score the run; returns (and writes to ``workdir/eval_<stem>.json``) the per-model results."""
-  from learnpe_jax.restore import load_config, load_run
-  from learnpe_jax.tasks import lst
-  from learnpe_jax.tasks.puzzle_csv import read_puzzles
-  from learnpe_jax.workdir import write_json
+  from learnpe_jax.run.workdir import write_json
+  from learnpe_jax.tasks.lst import task as lst
+  from learnpe_jax.tasks.lst.puzzle_csv import read_puzzles
+  from learnpe_jax.training.restore import load_config, load_run
 
   if noise_sd < 0:
     raise UserError(f"--noise_sd={noise_sd} is not allowed: must be ≥ 0")

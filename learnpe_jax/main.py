@@ -13,7 +13,7 @@ from ml_collections import config_flags
 
 from learnpe_jax import cli
 from learnpe_jax.errors import UserError
-from learnpe_jax.preemption import Preempted
+from learnpe_jax.run.preemption import Preempted
 
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Config file, e.g. configs/grid2d.py.",
                                           lock_config=True)
@@ -31,9 +31,9 @@ def main(argv):
   cli.quiet_libraries()
   if len(argv) > 1:
     cli.fail(f"unexpected arguments {argv[1:]}; use --config.field=value for overrides")
-  from learnpe_jax import train  # after flag parsing: keeps `--help` fast
+  from learnpe_jax.training import train  # after flag parsing: keeps `--help` fast
   if _DISTRIBUTED.value:
-    from learnpe_jax import sharding
+    from learnpe_jax.training import sharding
     sharding.initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
   try:
     config = _CONFIG.value

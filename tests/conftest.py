@@ -26,7 +26,7 @@ def smoke_run(tmp_path_factory, data_dir):
   """The workdir of one grid2d smoke run of 100 steps, trained once per test session (per xdist
   worker) and shared by the analysis, evaluate and human-puzzle tests."""
   from configs import grid2d
-  from learnpe_jax import train
+  from learnpe_jax.training import train
   workdir = tmp_path_factory.getbasetemp() / "smoke_run"
   if not (workdir / "summary.json").exists():
     config = grid2d.get_config("smoke")

@@ -6,7 +6,7 @@ import zipfile
 import numpy as np
 import scipy.io
 
-from learnpe_jax.tasks import hcp
+from learnpe_jax.tasks.brain import hcp
 
 FAKE_SUBJECTS = ("100001", "100002", "100003", "100004")
 FAKE_TEST = "100002"

@@ -26,9 +26,9 @@ def start_main(workdir, *overrides, config="configs/grid2d.py:smoke"):
 def train_chunks(config, chunks):
   """The state after ``chunks`` compiled chunks of ``config``'s sweep (on the host)."""
   import jax
-  from learnpe_jax.sweep import model_axis
   from learnpe_jax.tasks.registry import load_task
-  from learnpe_jax.trainer import Trainer
+  from learnpe_jax.training.sweep import model_axis
+  from learnpe_jax.training.trainer import Trainer
   trainer = Trainer(config, load_task(config), model_axis(config))
   state = trainer.init()
   for _ in range(chunks):
@@ -41,7 +41,7 @@ def assert_sweep_equals_single_runs(config, chunks=2):
   alone (its σ and seed only); returns the sweep's state."""
   import jax
   import numpy as np
-  from learnpe_jax.sweep import model_axis
+  from learnpe_jax.training.sweep import model_axis
   joint = train_chunks(config, chunks)
   for i, rec in enumerate(model_axis(config).records):
     single = config.copy_and_resolve_references()

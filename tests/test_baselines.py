@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 
 from configs import grid2d
-from learnpe_jax.config_validation import validate
 from learnpe_jax.errors import ConfigError, UserError
 from learnpe_jax.models.baselines import MLPBaseline, RecurrentBaseline
 from learnpe_jax.pe import build_pe, default_pe_config
 from learnpe_jax.positions import grid_positions
-from learnpe_jax.sweep import model_axis
+from learnpe_jax.run.workdir import Workdir
 from learnpe_jax.tasks.registry import load_task
-from learnpe_jax.trainer import Trainer, build_model
-from learnpe_jax.workdir import Workdir
+from learnpe_jax.training.config_validation import validate
+from learnpe_jax.training.sweep import model_axis
+from learnpe_jax.training.trainer import Trainer, build_model
 from tests.helpers import assert_sweep_equals_single_runs, run_main
 
 

@@ -16,7 +16,7 @@ FIELDS = ("model_steps_per_sec", "examples_per_sec", "train_flops_per_model_step
 
 @pytest.mark.e2e
 def test_bench_prints_one_json_line_with_every_field(data_dir):
-  out = subprocess.run([sys.executable, "-m", "learnpe_jax.bench", "--config=configs/grid2d.py:smoke",
+  out = subprocess.run([sys.executable, "-m", "learnpe_jax.throughput", "--config=configs/grid2d.py:smoke",
                         "--num_models=2", "--chunks=1", "--chunk_steps=5",
                         f"--config.data.data_dir={data_dir}"],
                        cwd=ROOT, capture_output=True, text=True, timeout=600)

@@ -9,8 +9,9 @@ import pytest
 import scipy.io
 
 from learnpe_jax.errors import DataError
-from learnpe_jax.tasks import brain, brain_generate, timeseries
-from learnpe_jax.tasks.atlas import load_atlas
+from learnpe_jax.tasks import timeseries
+from learnpe_jax.tasks.brain import task as brain, generate as brain_generate
+from learnpe_jax.tasks.brain.atlas import load_atlas
 
 
 @pytest.fixture(scope="module")
@@ -230,8 +231,8 @@ def brain_config(data_dir, variant="smoke,synthetic"):
 
 
 def test_brain_positions_unknown_by_default(data_dir):
-  from learnpe_jax import config_validation
   from learnpe_jax.errors import ConfigError
+  from learnpe_jax.training import config_validation
   config = brain_config(data_dir)
   task = brain.load_task(config)
   assert not task.coords_known and task.model_positions.coords is None
@@ -246,7 +247,7 @@ def test_brain_positions_unknown_by_default(data_dir):
 
 @pytest.mark.e2e
 def test_brain_smoke_end_to_end_on_user_data(tmp_path, data_dir, series, coords_csv):
-  from learnpe_jax.train import train_and_evaluate
+  from learnpe_jax.training.train import train_and_evaluate
   config = brain_config(data_dir)
   config.data.path = str(write("npz", tmp_path / "user.npz", series))
   config.data.coords_path = str(coords_csv)
@@ -262,7 +263,7 @@ def test_brain_smoke_end_to_end_on_user_data(tmp_path, data_dir, series, coords_
 
 @pytest.mark.slow
 def test_brain_smoke_end_to_end_generated(tmp_path, data_dir):
-  from learnpe_jax.train import train_and_evaluate
+  from learnpe_jax.training.train import train_and_evaluate
   summary = train_and_evaluate(brain_config(data_dir), str(tmp_path / "run"))
   for m in summary["models"]:
     assert np.isfinite(m["test_r2"]) and np.isfinite(m["pe_network_silhouette"])

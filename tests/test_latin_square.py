@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from learnpe_jax.tasks import latin_square as ls
+from learnpe_jax.tasks.lst import generate as ls
 
 
 def test_there_are_576_latin_squares_of_order_4_and_all_are_latin():
@@ -74,7 +74,7 @@ def test_tokens_are_one_hot_with_blank_all_zero():
 
 
 def test_tfds_builder_round_trips_and_is_cached(data_dir):
-  from learnpe_jax.tasks import latin_square_tfds
+  from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds
   data = latin_square_tfds.load(data_dir, num_per_level=60, seed=1, test_fraction=0.1)
   assert len(data["train"]["grid"]) == 162 and len(data["test"]["grid"]) == 18
   assert np.bincount(data["test"]["level"]).tolist() == [6, 6, 6]
@@ -85,7 +85,7 @@ def test_tfds_builder_round_trips_and_is_cached(data_dir):
 
 
 def _load_small(data_dir: str) -> bytes:
-  from learnpe_jax.tasks import latin_square_tfds
+  from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds
   return latin_square_tfds.load(data_dir, num_per_level=60, seed=2)["train"]["grid"].tobytes()
 
 
@@ -105,7 +105,7 @@ def test_processes_preparing_one_fresh_dataset_together_all_succeed(tmp_path):
 
 import hashlib  # noqa: E402
 
-from learnpe_jax.tasks import lst, lst_overlap  # noqa: E402
+from learnpe_jax.tasks.lst import task as lst, overlap as lst_overlap  # noqa: E402
 
 
 def test_reveal_generator_is_unchanged():
@@ -191,12 +191,12 @@ def test_companion_solver_on_hand_made_puzzles_and_vectorised():
 
 
 def human_puzzles_path():
-  """The 108 human-experiment puzzles shipped in the package (``learnpe_jax/tasks/data/``)."""
+  """The 108 human-experiment puzzles shipped in the package (``learnpe_jax/tasks/lst/data/``)."""
   return lst.human_puzzles_path()
 
 
 def test_companion_solver_labels_the_108_human_puzzles():
-  from learnpe_jax.tasks import puzzle_csv
+  from learnpe_jax.tasks.lst import puzzle_csv
   human = puzzle_csv.read_puzzles(human_puzzles_path())
   assert len(human["grid"]) == 108
   for grid, answer, condition in zip(human["grid"], human["answer"], human["condition"],
@@ -215,7 +215,7 @@ def test_plain_split_is_sklearns_train_test_split():
 
 
 def test_tfds_pluck_config_and_names(data_dir):
-  from learnpe_jax.tasks import latin_square_tfds
+  from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds
   assert latin_square_tfds.builder_config(3000, 0, 0.1).name == "n3000_seed0_test100"
   assert latin_square_tfds.builder_config(3000, 0, 0.1, "pluck").name == "n3000_seed0_test100_pluck"
   with pytest.raises(ValueError, match="generator"):

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from learnpe_jax.errors import ConfigError
-from learnpe_jax.tasks import latin_square as ls
-from learnpe_jax.tasks import lst_companion
-from learnpe_jax.tasks.puzzle_csv import read_puzzles
+from learnpe_jax.tasks.lst import generate as ls
+from learnpe_jax.tasks.lst import companion as lst_companion
+from learnpe_jax.tasks.lst.puzzle_csv import read_puzzles
 
 # sha256 of the sorted test indices (int64, little-endian) of the companion's split.
 TEST_INDICES_SHA256 = "52ade64946a2d1b1d068b797e8749a707917442d0bb23bab12d602e662a88ba2"
@@ -44,7 +44,7 @@ def test_split_is_the_companions(puzzles):
 
 
 def test_tfds_dataset_holds_the_split(data_dir, puzzles):
-  from learnpe_jax.tasks import latin_square_tfds
+  from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds
   assert latin_square_tfds.builder_config(200, 7, 0.5, "companion").name == "companion"
   data = latin_square_tfds.load(data_dir, generator="companion")
   train, test = lst_companion.split_indices(puzzles["level"])
@@ -68,7 +68,7 @@ def test_companion_format_reads_like_a_puzzle_csv(tmp_path):
 
 
 def test_fixed_fields_of_the_companion_data_are_checked(smoke_config):
-  from learnpe_jax import config_validation
+  from learnpe_jax.training import config_validation
   smoke_config.data.generator = "companion"  # the smoke config asks for 200 puzzles per level
   with pytest.raises(ConfigError, match="data.num_per_level.*3000 with data.generator='companion'"):
     config_validation.validate(smoke_config)
@@ -160,7 +160,7 @@ def test_final_gelu_ends_the_mlp():
 ])
 def test_variant_fields_are_validated(smoke_config, override, field):
   from configs import grid2d
-  from learnpe_jax import config_validation
+  from learnpe_jax.training import config_validation
   config = grid2d.get_config("smoke" + (",pe=sinusoidal_nd"
                                          if override.get("model.pe") else ""))
   for key, value in override.items():

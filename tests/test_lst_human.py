@@ -11,12 +11,12 @@ from learnpe_jax import evaluate
 from learnpe_jax.analysis import rsa
 from learnpe_jax.analysis.pe_metrics import reference_sinusoid
 from learnpe_jax.errors import ConfigError
-from learnpe_jax.optim import make_optimizer
 from learnpe_jax.positions import grid_positions
-from learnpe_jax.tasks import latin_square as ls
-from learnpe_jax.tasks import lst
-from learnpe_jax.tasks.puzzle_csv import read_puzzles
+from learnpe_jax.tasks.lst import generate as ls
+from learnpe_jax.tasks.lst import task as lst
+from learnpe_jax.tasks.lst.puzzle_csv import read_puzzles
 from learnpe_jax.tasks.registry import load_task
+from learnpe_jax.training.optim import make_optimizer
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_human_scores_equal_evaluate_on_the_shipped_file(trained):
 def test_a_users_puzzle_file_without_levels_is_scored_overall_only(tmp_path, smoke_config):
   src = read_puzzles(lst.human_puzzles_path())
   path = tmp_path / "mine.csv"
-  from learnpe_jax.tasks.puzzle_csv import write_puzzles
+  from learnpe_jax.tasks.lst.puzzle_csv import write_puzzles
   write_puzzles(str(path), src["grid"][:10], src["answer"][:10])
   smoke_config.data.eval_puzzles = str(path)
   task = load_task(smoke_config)

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from learnpe_jax import report
 from learnpe_jax.analysis.modularity import modularity_metrics
 from learnpe_jax.errors import ConfigError
-from learnpe_jax.tasks import base, netsim, netsim_generate, timeseries
+from learnpe_jax.tasks import base, timeseries
+from learnpe_jax.tasks.netsim import task as netsim, generate as netsim_generate
+from learnpe_jax.training import report
 
 
 def small_params(**kw):
@@ -149,7 +150,7 @@ def test_format_table_classification_unchanged():
 
 @pytest.mark.e2e
 def test_netsim_smoke_end_to_end(data_dir, tmp_path, capsys):
-  from learnpe_jax.train import train_and_evaluate
+  from learnpe_jax.training.train import train_and_evaluate
   config = netsim_config(data_dir)
   summary = train_and_evaluate(config, str(tmp_path / "run"))
   assert summary["task"] == "netsim" and len(summary["models"]) == 4

@@ -474,7 +474,7 @@ def _alibi_nd_and_hype(coords_ND: np.ndarray) -> dict[str, np.ndarray]:
 def test_one_head_hype_is_alibi_nd_where_distances_are_small(where):
   """The LST's 4 × 4 grid and the network simulation's default layout (64 random points in the
   unit square, ``netsim_generate.node_positions``)."""
-  from learnpe_jax.tasks.netsim_generate import node_positions
+  from learnpe_jax.tasks.netsim.generate import node_positions
   coords = (np.asarray(positions_of("2d").coords) if where == "lst"
             else node_positions(64, 2, "random", np.random.default_rng(0)))
   bias = _alibi_nd_and_hype(coords)

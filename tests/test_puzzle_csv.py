@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from learnpe_jax.errors import DataError
-from learnpe_jax.tasks import latin_square as ls
-from learnpe_jax.tasks import puzzle_csv
+from learnpe_jax.tasks.lst import generate as ls
+from learnpe_jax.tasks.lst import puzzle_csv
 
 GOOD = [1, 2, 3, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 

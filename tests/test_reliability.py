@@ -9,11 +9,11 @@ import jax
 import numpy as np
 import pytest
 
-from learnpe_jax import train
 from learnpe_jax.errors import UserError
-from learnpe_jax.sweep import model_axis
 from learnpe_jax.tasks.registry import load_task
-from learnpe_jax.trainer import Trainer
+from learnpe_jax.training import train
+from learnpe_jax.training.sweep import model_axis
+from learnpe_jax.training.trainer import Trainer
 from tests.helpers import run_main, start_main
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from learnpe_jax import paths
 from learnpe_jax.errors import UserError
-from learnpe_jax.workdir import Workdir, read_metrics, write_json
+from learnpe_jax.run.workdir import Workdir, read_metrics, write_json
 from tests import fake_remote_fs
 from tests.helpers import ROOT, main_command
 

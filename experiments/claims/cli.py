@@ -55,7 +55,7 @@ def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_D
   """Write ``<results_dir>/<name>/{table.md,table.json,figure.png}``; return the markdown. With
   ``rejudge`` the table comes from the kept ``table.json`` instead of the runs, and keeps the
   command that made it."""
-  from learnpe_jax.workdir import atomic_write_text, write_json
+  from learnpe_jax.run.workdir import atomic_write_text, write_json
   out = os.path.join(results_dir, claim.name)
   os.makedirs(out, exist_ok=True)
   if rejudge:

@@ -24,8 +24,8 @@ def job_metrics(job: ClaimJob, root: str) -> list[dict]:
     with open(cache) as f:
       return json.load(f)
   from learnpe_jax.analysis import run_analysis
-  from learnpe_jax.restore import load_run
-  from learnpe_jax.workdir import write_json
+  from learnpe_jax.run.workdir import write_json
+  from learnpe_jax.training.restore import load_run
   data = run_analysis.analyze_run(load_run(workdir),
                                   run_analysis.Settings(num_permutations=0)).data
   models = run_analysis.to_jsonable(data["models"])

@@ -13,7 +13,8 @@ import os
 import re
 
 
-from learnpe_jax import paths, report
+from learnpe_jax import paths
+from learnpe_jax.training import report
 
 _BLOCK_METRICS = [  # (key, column title, format)
     ("rsa_spearman", "RSA ρ", ".3f"), ("rsa_spearman_init", "ρ at init", ".3f"),

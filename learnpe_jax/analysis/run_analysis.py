@@ -21,9 +21,9 @@ import dataclasses
 import jax
 import numpy as np
 
-from learnpe_jax import report
 from learnpe_jax.analysis import geometry, rsa
 from learnpe_jax.analysis.pe_metrics import pe_metrics
+from learnpe_jax.training import report
 
 
 @dataclasses.dataclass

@@ -6,8 +6,8 @@ import importlib
 
 from learnpe_jax.errors import ConfigError
 
-TASKS = {"lst": "learnpe_jax.tasks.lst", "netsim": "learnpe_jax.tasks.netsim",
-         "brain": "learnpe_jax.tasks.brain"}
+TASKS = {"lst": "learnpe_jax.tasks.lst.task", "netsim": "learnpe_jax.tasks.netsim.task",
+         "brain": "learnpe_jax.tasks.brain.task"}
 
 
 def task_module(config):

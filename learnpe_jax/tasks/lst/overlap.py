@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from learnpe_jax.tasks import latin_square as ls
+from learnpe_jax.tasks.lst import generate as ls
 
 
 def symmetries() -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Throughput benchmark of the real training path: ``python -m learnpe_jax.bench --config=... --num_models=K``.
+"""Throughput benchmark of the real training path:
+``python -m learnpe_jax.throughput --config=... --num_models=K``.
 
 Builds the config's task, model and ``Trainer`` (the code ``train.py`` runs), compiles one chunk,
 times ``--chunks`` more, and prints one JSON line last. The timed window is short by default: chunks
@@ -61,10 +62,10 @@ def matmul_peak_gflops(n: int = 2048, repeats: int = 10) -> float:
 def build(config, num_models: int):
   """The config's trainer for ``num_models`` models (σ spread over 0.01–3), its initial state, the
   compiled chunk, its compile time and XLA's FLOPs per model-step."""
-  from learnpe_jax.sweep import model_axis
   from learnpe_jax.tasks.registry import load_task
-  from learnpe_jax.trainer import Trainer
-  from learnpe_jax import config_validation
+  from learnpe_jax.training import config_validation
+  from learnpe_jax.training.sweep import model_axis
+  from learnpe_jax.training.trainer import Trainer
 
   config = config.copy_and_resolve_references()
   config.sweep.pe_init_scale = tuple(np.geomspace(0.01, 3.0, num_models).round(5).tolist())
@@ -86,8 +87,8 @@ def build(config, num_models: int):
 
 def xla_flops_per_model_step(config, task, exact_shortcuts: bool | None = None) -> float:
   """XLA's cost analysis of one train step per model (with ``model.exact_shortcuts`` overridden)."""
-  from learnpe_jax.sweep import model_axis
-  from learnpe_jax.trainer import Trainer
+  from learnpe_jax.training.sweep import model_axis
+  from learnpe_jax.training.trainer import Trainer
 
   config = config.copy_and_resolve_references()
   config.train.chunk_steps = 1  # the analysis counts a loop body once: analyse a one-step chunk

@@ -14,13 +14,13 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from learnpe_jax import objectives, schedule, sharding
 from learnpe_jax.models import baselines
 from learnpe_jax.models.encoder import Encoder
-from learnpe_jax.optim import make_optimizer
 from learnpe_jax.pe.registry import build_pe
-from learnpe_jax.sweep import ModelAxis
 from learnpe_jax.tasks.base import TaskData
+from learnpe_jax.training import layout, objectives, sharding
+from learnpe_jax.training.optim import make_optimizer
+from learnpe_jax.training.sweep import ModelAxis
 
 
 TrainMetrics = clu.metrics.Collection.create(loss=clu.metrics.Average.from_output("loss"),
@@ -87,7 +87,7 @@ class Trainer:
       batch = min(config.train.eval_batch_size, len(split["target"]))
       self.eval_data[name] = jax.device_put(_pad_for_eval(split, batch), everywhere)
     self.num_levels = len(task.level_names)
-    self.layout = schedule.layout(config.train, axis.size)
+    self.layout = layout.layout(config.train, axis.size)
     self.init = jax.jit(self._init, out_shardings=state_sharding)
     self.train_chunk = jax.jit(self._train_chunk, donate_argnums=0,
                                out_shardings=(state_sharding, models_on))
@@ -152,7 +152,7 @@ class Trainer:
 
   def _train_chunk(self, state):
     """``chunk_steps`` train steps of every model: ``lax.scan`` over the chunk of the vmapped
-    ``_train_step`` (``schedule.scan_vmap``, laid out by ``train.models_per_group`` and
+    ``_train_step`` (``layout.scan_vmap``, laid out by ``train.models_per_group`` and
     ``train.parallel_streams``). Returns the state and per-model chunk means.
 
     The epoch permutations a chunk touches are drawn once per chunk (a sort of the training set
@@ -173,8 +173,8 @@ class Trainer:
       return model_state, chunk_metrics.merge(step_metrics)
 
     no_metrics = jax.vmap(lambda _: TrainMetrics.empty())(jnp.arange(self.axis.size))
-    models, metrics = schedule.scan_vmap(train_step, (state["models"], no_metrics), steps,
-                                         perms_MEN, self.layout)
+    models, metrics = layout.scan_vmap(train_step, (state["models"], no_metrics), steps,
+                                       perms_MEN, self.layout)
     return ({"models": models, "step": state["step"] + chunk},
             jax.vmap(lambda m: m.compute())(metrics))
 

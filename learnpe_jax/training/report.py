@@ -6,7 +6,7 @@ import collections
 
 import numpy as np
 
-from learnpe_jax import sharding
+from learnpe_jax.training import sharding
 
 
 def score_name(task) -> str:

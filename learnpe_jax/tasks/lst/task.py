@@ -1,13 +1,13 @@
 """The LST as a ``TaskData``: tokens, targets, levels and the 4×4 grid positions.
 
 Data (``config.data``): ``generator`` 'reveal' (this project's generator), 'pluck' (the companion
-code's way of making puzzles; ``tasks/latin_square.py``), each ``num_per_level`` puzzles per level
+code's way of making puzzles; ``tasks/lst/generate.py``), each ``num_per_level`` puzzles per level
 and a 90/10 split, or 'companion' (the companion's own 9,000 puzzles and split, shipped;
-``tasks/lst_companion.py``; ``num_per_level`` and ``test_fraction`` must stay 3000 and 0.1,
+``tasks/lst/companion.py``; ``num_per_level`` and ``test_fraction`` must stay 3000 and 0.1,
 ``seed`` is unused). Beside the test split every eval scores ``eval_puzzles``: 'human' (default) = the 108 puzzles
-of the study's human fMRI experiment, shipped in ``tasks/data/lst_human_108.csv`` (MIT, the
-companion repository ljhearne/LSTNN_public; provenance in ``tasks/data/README.md``), out of
-distribution for every model; a path = a user's puzzle CSV (``tasks/puzzle_csv.py``) scored as the
+of the study's human fMRI experiment, shipped in ``tasks/lst/data/lst_human_108.csv`` (MIT, the
+companion repository ljhearne/LSTNN_public; provenance in ``tasks/lst/data/README.md``), out of
+distribution for every model; a path = a user's puzzle CSV (``tasks/lst/puzzle_csv.py``) scored as the
 set ``puzzles``; '' = none.
 """
 
@@ -20,9 +20,9 @@ import numpy as np
 
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.positions import grid_positions
-from learnpe_jax.tasks import latin_square as ls
 from learnpe_jax.tasks.base import TaskData
-from learnpe_jax.tasks.latin_square import GENERATORS
+from learnpe_jax.tasks.lst import generate as ls
+from learnpe_jax.tasks.lst.generate import GENERATORS
 
 
 def arrays_from_grids(grid: np.ndarray, answer: np.ndarray, level: np.ndarray,
@@ -48,7 +48,7 @@ HUMAN_PUZZLES = "lst_human_108.csv"
 
 def human_puzzles_path() -> str:
   """The shipped CSV of the 108 human-experiment puzzles (36 unique × 3 rotations)."""
-  return str(importlib.resources.files("learnpe_jax.tasks") / "data" / HUMAN_PUZZLES)
+  return str(importlib.resources.files("learnpe_jax.tasks.lst") / "data" / HUMAN_PUZZLES)
 
 
 def eval_puzzle_set(eval_puzzles: str) -> tuple[str, str] | None:
@@ -64,7 +64,7 @@ def eval_puzzle_set(eval_puzzles: str) -> tuple[str, str] | None:
 def puzzle_arrays(path: str, cell_order=None) -> dict[str, np.ndarray]:
   """Model arrays of a puzzle CSV; its ``condition`` column gives the level when every value names
   one (binary/ternary/quaternary, any case), else every puzzle gets level −1 (overall score only)."""
-  from learnpe_jax.tasks.puzzle_csv import read_puzzles
+  from learnpe_jax.tasks.lst.puzzle_csv import read_puzzles
   puzzles = read_puzzles(path)
   names = [c.lower() for c in puzzles["condition"].tolist()]
   if all(n in ls.LEVELS for n in names):
@@ -79,9 +79,9 @@ def validate_data(d) -> None:
   if d.get("generator", "reveal") not in GENERATORS:
     raise ConfigError("data.generator", d.generator, f"one of {', '.join(GENERATORS)}")
   if d.get("generator") == "companion":  # the companion's fixed files and split
-    from learnpe_jax.tasks import lst_companion
-    for field, fixed in (("num_per_level", lst_companion.NUM_PER_LEVEL),
-                         ("test_fraction", lst_companion.TEST_FRACTION)):
+    from learnpe_jax.tasks.lst import companion
+    for field, fixed in (("num_per_level", companion.NUM_PER_LEVEL),
+                         ("test_fraction", companion.TEST_FRACTION)):
       if d[field] != fixed:
         raise ConfigError(f"data.{field}", d[field],
                           f"{fixed} with data.generator='companion' (its files and split are "
@@ -95,12 +95,12 @@ def validate_data(d) -> None:
 
 
 def load_task(config) -> TaskData:
-  from learnpe_jax.tasks import latin_square_tfds
+  from learnpe_jax.tasks.lst import tfds_builder
   validate_data(config.data)
   data_dir = os.path.expanduser(config.data.data_dir)
-  raw = latin_square_tfds.load(data_dir, config.data.num_per_level, config.data.seed,
-                               config.data.test_fraction,
-                               generator=config.data.get("generator", "reveal"))
+  raw = tfds_builder.load(data_dir, config.data.num_per_level, config.data.seed,
+                          config.data.test_fraction,
+                          generator=config.data.get("generator", "reveal"))
   order = cell_order_of(config)
   extra = eval_puzzle_set(config.data.get("eval_puzzles", ""))
   extra_eval = {} if extra is None else {extra[0]: puzzle_arrays(extra[1], order)}

@@ -16,16 +16,17 @@ from absl import logging
 import jax
 import numpy as np
 
-from learnpe_jax import config_validation, preemption, report, sharding, tensorboard
 from learnpe_jax.analysis.bias_geometry import bias_metrics
 from learnpe_jax.analysis.geometry import procrustes_disparity
 from learnpe_jax.analysis.grid_change import pe_change
 from learnpe_jax.analysis.pe_metrics import pe_metrics
-from learnpe_jax.checkpoints import Checkpointer
-from learnpe_jax.sweep import model_axis
+from learnpe_jax.run import preemption, tensorboard
+from learnpe_jax.run.checkpoints import Checkpointer
+from learnpe_jax.run.workdir import Workdir, write_json
 from learnpe_jax.tasks.registry import load_task
-from learnpe_jax.trainer import Trainer
-from learnpe_jax.workdir import Workdir, write_json
+from learnpe_jax.training import config_validation, report, sharding
+from learnpe_jax.training.sweep import model_axis
+from learnpe_jax.training.trainer import Trainer
 
 
 def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:

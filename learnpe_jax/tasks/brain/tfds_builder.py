@@ -1,4 +1,4 @@
-"""The generated brain data (``brain_generate``) as a tfds dataset, built once per parameter set.
+"""The generated brain data (``generate``) as a tfds dataset, built once per parameter set.
 
 Examples are subjects: float32[T, N] parcel time series (splits 'train' and 'test', the test
 subjects fresh samples). The atlas geometry, network labels, the model correlation matrix and the
@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from learnpe_jax.tasks import brain_generate, tfds_io
-from learnpe_jax.tasks.atlas import load_atlas
+from learnpe_jax.tasks import tfds_io
+from learnpe_jax.tasks.brain import generate
+from learnpe_jax.tasks.brain.atlas import load_atlas
 
 
 def builder_config(params: dict) -> tfds_io.ParamsConfig:
@@ -18,19 +19,19 @@ def builder_config(params: dict) -> tfds_io.ParamsConfig:
 
 
 class BrainGenerated(tfds_io.GeneratedArrays):
-  """Gaussian AR(1) parcel time series on the Glasser MMP 360 geometry (brain_generate)."""
+  """Gaussian AR(1) parcel time series on the Glasser MMP 360 geometry (generate)."""
 
-  RELEASE_NOTES = {"1.0.0": "Generator of learnpe_jax.tasks.brain_generate."}
-  BUILDER_CONFIGS = [builder_config(dict(brain_generate.GENERATOR_DEFAULTS))]
+  RELEASE_NOTES = {"1.0.0": "Generator of learnpe_jax.tasks.brain.generate."}
+  BUILDER_CONFIGS = [builder_config(dict(generate.GENERATOR_DEFAULTS))]
   FEATURE = "timeseries"
-  DESCRIPTION = brain_generate.__doc__
+  DESCRIPTION = generate.__doc__
 
   def example_shape(self, params):
     return (params["num_time_points"], 360)
 
   def generate(self, params):
     atlas = load_atlas()
-    data = brain_generate.generate(atlas.coords.astype(np.float64), atlas.networks, params)
+    data = generate.generate(atlas.coords.astype(np.float64), atlas.networks, params)
     meta = {"coords": atlas.coords, "networks": atlas.networks, "names": atlas.names,
             "correlation": data["correlation"], "g_net": data["g_net"]}
     return data["train"], data["test"], meta

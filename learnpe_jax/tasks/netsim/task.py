@@ -1,5 +1,5 @@
-"""Experiment 2 as a ``TaskData``: the network simulation (``netsim_generate``, cached by
-``netsim_tfds``) with hidden node positions (docs/design.md, "The network simulation").
+"""Experiment 2 as a ``TaskData``: the network simulation (``generate``, cached by
+``tfds_builder``) with hidden node positions (docs/design.md, "The network simulation").
 
 Activity is scaled by one scalar (the sd of the training trajectories), so targets have unit
 variance. Tokens are nodes, one scalar per node embedded by the encoder's linear map; the task is
@@ -16,15 +16,16 @@ import numpy as np
 
 from learnpe_jax.positions import Positions
 from learnpe_jax.tasks.base import TaskData, generator_params
-from learnpe_jax.tasks.netsim_generate import GENERATOR_DEFAULTS
+from learnpe_jax.tasks.netsim.generate import GENERATOR_DEFAULTS
 from learnpe_jax.tasks.timeseries import make_split, target_variance
 
 
 def load_task(config) -> TaskData:
-  from learnpe_jax.tasks import netsim_tfds  # tensorflow_datasets only when data are loaded
+  # tensorflow_datasets only when data are loaded
+  from learnpe_jax.tasks.netsim import tfds_builder
   d = config.data
   p = generator_params(d, GENERATOR_DEFAULTS)
-  raw = netsim_tfds.load(os.path.expanduser(d.data_dir), p)
+  raw = tfds_builder.load(os.path.expanduser(d.data_dir), p)
   scale = float(np.std(raw["train"])) or 1.0
   rng = np.random.default_rng(p["seed"] + 1)
   mode = d.get("mode", "next_step")

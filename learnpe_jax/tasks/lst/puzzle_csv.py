@@ -7,7 +7,7 @@ query cell, no shape twice in a row or column, an answer in 1..4 that is consist
 A malformed row raises ``DataError`` naming the file, the row and the problem.
 
 The companion's own puzzle files (``ID, LST_num, condition, puzzles, solutions``: the 16 codes as
-one digit string, the answer, the level as Binary/Ternary/Quaternary; ``tasks/data/generated_
+one digit string, the answer, the level as Binary/Ternary/Quaternary; ``tasks/lst/data/generated_
 puzzle_data_*_dist80.csv``) are read too, recognised by their header, and checked the same way.
 """
 
@@ -19,7 +19,7 @@ import os
 import numpy as np
 
 from learnpe_jax.errors import DataError
-from learnpe_jax.tasks import latin_square as ls
+from learnpe_jax.tasks.lst import generate as ls
 
 
 def _check_row(grid: np.ndarray, answer: int) -> str | None:

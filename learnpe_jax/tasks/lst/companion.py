@@ -1,9 +1,9 @@
 """The companion's own 9,000 LST training puzzles and its train/test split (``data.generator=
 'companion'``).
 
-The files ``tasks/data/generated_puzzle_data_{binary,ternary,quaternary}_dist80.csv`` are the
+The files ``tasks/lst/data/generated_puzzle_data_{binary,ternary,quaternary}_dist80.csv`` are the
 puzzles the companion's released models were trained and tested on (ljhearne/LSTNN_public,
-``processed_data/``, MIT; provenance, checksums and notice in ``tasks/data/README.md``), 3,000 per
+``processed_data/``, MIT; provenance, checksums and notice in ``tasks/lst/data/README.md``), 3,000 per
 level. Every row is checked by ``puzzle_csv.read_puzzles`` (a valid partial Latin square, one
 query, an answer consistent with the grid). The level is the companion's ``condition`` column.
 
@@ -21,7 +21,7 @@ import importlib.resources
 import numpy as np
 import sklearn.model_selection
 
-from learnpe_jax.tasks import latin_square as ls
+from learnpe_jax.tasks.lst import generate as ls
 
 FILES = tuple(f"generated_puzzle_data_{level}_dist80.csv" for level in ls.LEVELS)
 NUM_PER_LEVEL = 3000
@@ -30,13 +30,13 @@ SPLIT_RANDOM_STATE = 42
 
 
 def path(file_name: str) -> str:
-  return str(importlib.resources.files("learnpe_jax.tasks") / "data" / file_name)
+  return str(importlib.resources.files("learnpe_jax.tasks.lst") / "data" / file_name)
 
 
 def puzzles() -> dict[str, np.ndarray]:
   """{'grid': int8[9000, 16], 'answer': int8[9000], 'level': int8[9000]}, the three files in order
   binary, ternary, quaternary, each row validated."""
-  from learnpe_jax.tasks.puzzle_csv import read_puzzles
+  from learnpe_jax.tasks.lst.puzzle_csv import read_puzzles
   grids, answers, levels = [], [], []
   for level, name in enumerate(FILES):
     data = read_puzzles(path(name))

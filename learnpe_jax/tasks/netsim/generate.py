@@ -20,7 +20,7 @@ carry information about a node's next state. The activity follows
     a_{t+1} = (1 − α) · a_t + α · tanh(W a_t + b) + σ_noise · ε_t,   ε_t ~ N(0, I),  b ~ N(0, σ_b²)
 
 from a_0 ~ N(0, I), discarding ``burn_in`` steps. The test trajectories are run from fresh noise
-and fresh initial states (same W and b). ``netsim_tfds`` caches the result; ``netsim`` makes the
+and fresh initial states (same W and b). ``tfds_builder`` caches the result; ``task`` makes the
 task of it.
 """
 

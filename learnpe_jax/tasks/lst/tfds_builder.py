@@ -4,7 +4,7 @@ data dir.
 Generators: 'reveal' (``latin_square.generate``, the default; a stratified split), 'pluck'
 (puzzles made the companion code's way, ``latin_square.generate_pluck``; a plain split) and
 'companion' (the companion's own 9,000 shipped puzzles and its stratified split,
-``lst_companion``; nothing generated, the config ``companion``). A 'pluck' config's name ends in
+``companion``; nothing generated, the config ``companion``). A 'pluck' config's name ends in
 ``_pluck``; 'reveal' names are unchanged, so cached datasets stay valid.
 
 Stored as array_record and read with ``as_data_source`` (no TensorFlow needed).
@@ -17,9 +17,9 @@ import dataclasses
 import numpy as np
 import tensorflow_datasets as tfds
 
-from learnpe_jax.tasks import latin_square as ls
-from learnpe_jax.tasks import lst_companion
 from learnpe_jax.tasks import tfds_io
+from learnpe_jax.tasks.lst import companion
+from learnpe_jax.tasks.lst import generate as ls
 
 
 @dataclasses.dataclass
@@ -36,8 +36,8 @@ def builder_config(num_per_level: int, seed: int, test_fraction: float,
     raise ValueError(f"generator must be one of {ls.GENERATORS}, got {generator!r}")
   if generator == "companion":  # fixed files and split: the size, seed and fraction are theirs
     return LatinSquareConfig(name="companion", version="1.0.0",
-                             num_per_level=lst_companion.NUM_PER_LEVEL, seed=0,
-                             test_fraction=lst_companion.TEST_FRACTION, generator=generator)
+                             num_per_level=companion.NUM_PER_LEVEL, seed=0,
+                             test_fraction=companion.TEST_FRACTION, generator=generator)
   name = f"n{num_per_level}_seed{seed}_test{int(round(test_fraction * 1000))}"
   if generator != "reveal":
     name += f"_{generator}"
@@ -50,7 +50,7 @@ class LatinSquare(tfds.core.GeneratorBasedBuilder):
   """4×4 Latin Square Task puzzles with unique answers, labelled binary/ternary/quaternary."""
 
   VERSION = tfds.core.Version("1.0.0")
-  RELEASE_NOTES = {"1.0.0": "Generator and solver of learnpe_jax.tasks.latin_square."}
+  RELEASE_NOTES = {"1.0.0": "Generator and solver of learnpe_jax.tasks.lst.generate."}
   BUILDER_CONFIGS = [builder_config(3000, 0, 0.1), builder_config(3000, 0, 0.1, "pluck"),
                      builder_config(3000, 0, 0.1, "companion")]
 
@@ -68,8 +68,8 @@ class LatinSquare(tfds.core.GeneratorBasedBuilder):
   def _split_generators(self, dl_manager):
     cfg = self.builder_config
     if cfg.generator == "companion":
-      data = lst_companion.puzzles()
-      train, test = lst_companion.split_indices(data["level"])
+      data = companion.puzzles()
+      train, test = companion.split_indices(data["level"])
       return {"train": self._generate_examples(data, train),
               "test": self._generate_examples(data, test)}
     if cfg.generator == "pluck":

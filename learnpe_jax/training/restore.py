@@ -13,14 +13,15 @@ import json
 import ml_collections
 import numpy as np
 
-from learnpe_jax import paths, sharding
-from learnpe_jax.checkpoints import Checkpointer
+from learnpe_jax import paths
 from learnpe_jax.errors import UserError
-from learnpe_jax.sweep import ModelAxis, model_axis
+from learnpe_jax.run.checkpoints import Checkpointer
+from learnpe_jax.run.workdir import with_added_fields
 from learnpe_jax.tasks.base import TaskData
 from learnpe_jax.tasks.registry import load_task
-from learnpe_jax.trainer import Trainer
-from learnpe_jax.workdir import with_added_fields
+from learnpe_jax.training import sharding
+from learnpe_jax.training.sweep import ModelAxis, model_axis
+from learnpe_jax.training.trainer import Trainer
 
 
 @dataclasses.dataclass

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from learnpe_jax.tasks import netsim_generate, tfds_io
+from learnpe_jax.tasks import tfds_io
+from learnpe_jax.tasks.netsim import generate
 
 NETWORK_KEYS = ("coords", "modules", "coupling", "bias")
 
@@ -23,16 +24,16 @@ def builder_config(params: dict) -> tfds_io.ParamsConfig:
 class Netsim(tfds_io.GeneratedArrays):
   """Trajectories of a_{t+1} = (1−α) a_t + α tanh(W a_t + b) + noise on a spatial network."""
 
-  RELEASE_NOTES = {"1.0.0": "Generator of learnpe_jax.tasks.netsim_generate."}
-  BUILDER_CONFIGS = [builder_config(dict(netsim_generate.GENERATOR_DEFAULTS))]
+  RELEASE_NOTES = {"1.0.0": "Generator of learnpe_jax.tasks.netsim.generate."}
+  BUILDER_CONFIGS = [builder_config(dict(generate.GENERATOR_DEFAULTS))]
   FEATURE = "trajectory"
-  DESCRIPTION = netsim_generate.__doc__
+  DESCRIPTION = generate.__doc__
 
   def example_shape(self, params):
     return (params["trajectory_length"], params["num_nodes"])
 
   def generate(self, params):
-    data = netsim_generate.generate(params)
+    data = generate.generate(params)
     return data["train"], data["test"], {key: data[key] for key in NETWORK_KEYS}
 
 
