@@ -43,10 +43,10 @@ def validate(config) -> None:
   _choice(config, "model.dtype", ("float32", "bfloat16"))
   spec = get_spec(m.pe.name)
   pe_kwargs(m.pe)
-  kind = m.get("kind", "transformer")
+  kind = m.kind
   if kind not in MODEL_KINDS:
     raise ConfigError("model.kind", kind, f"one of {', '.join(MODEL_KINDS)}")
-  if not isinstance(m.get("bidirectional", False), bool):
+  if not isinstance(m.bidirectional, bool):
     raise ConfigError("model.bidirectional", m.bidirectional, "True or False")
   check_baseline(kind, m.pe.name, spec.mechanism, m.readout)  # e.g. an LSTM takes add PEs only
   _choice(config, "model.mlp_final_activation", MLP_FINAL_ACTIVATIONS)
@@ -63,9 +63,9 @@ def validate(config) -> None:
             "eval_batch_size"):
     _positive(f"train.{f}", t[f], integer=True)
   _positive("train.num_steps", t.num_steps, integer=True, allow_zero=True)
-  if t.get("models_per_group") is not None:
+  if t.models_per_group is not None:
     _positive("train.models_per_group", t.models_per_group, integer=True, allow_zero=True)
-  if t.get("parallel_streams") is not None:
+  if t.parallel_streams is not None:
     _positive("train.parallel_streams", t.parallel_streams, integer=True)
   for f in ("eval_every", "checkpoint_every", "num_steps"):
     if t[f] % t.chunk_steps:
@@ -91,7 +91,7 @@ def validate(config) -> None:
     raise ConfigError("sweep.seeds", list(s.seeds), "a non-empty list of integers in [0, 2^32)")
   if len(set(s.seeds)) != len(s.seeds):
     raise ConfigError("sweep.seeds", list(s.seeds), "distinct seeds")
-  for v in s.get("learning_rate", []) or []:
+  for v in s.learning_rate or []:
     _positive("sweep.learning_rate", v)
   if not spec.learnable and len(s.pe_init_scale) > 1:
     raise ConfigError("sweep.pe_init_scale", list(s.pe_init_scale),

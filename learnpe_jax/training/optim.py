@@ -21,7 +21,7 @@ def make_optimizer(optim_config, learning_rate=0.0) -> optax.GradientTransformat
   parts = []
   if c.grad_clip_norm > 0:
     parts.append(optax.clip_by_global_norm(c.grad_clip_norm))
-  if c.get("name", "adamw") == "sgd":
+  if c.name == "sgd":
     parts.append(optax.trace(decay=c.momentum))
   else:
     parts.append(optax.scale_by_adam(b1=c.b1, b2=c.b2, eps=c.eps))

@@ -34,10 +34,10 @@ def build_model(config, task: TaskData, pe_init_scale=1.0):
   extra_tokens = 1 if m.readout == "token" else 0  # the appended readout token's PE row
   pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads,
                 num_tokens=task.num_tokens + extra_tokens, init_scale=pe_init_scale)
-  kind = m.get("kind", "transformer")  # configs recorded before model.kind existed
+  kind = m.kind
   if kind in baselines.RNN_CELLS:
     return baselines.RecurrentBaseline(
-        pe=pe, cell=kind, bidirectional=m.get("bidirectional", False), width=m.width,
+        pe=pe, cell=kind, bidirectional=m.bidirectional, width=m.width,
         depth=m.depth, num_outputs=task.num_outputs, readout=m.readout, dtype=jnp.dtype(m.dtype))
   if kind == "mlp":
     return baselines.MLPBaseline(pe=pe, width=m.width, depth=m.depth, mlp_ratio=m.mlp_ratio,

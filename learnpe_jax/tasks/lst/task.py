@@ -38,7 +38,7 @@ def arrays_from_grids(grid: np.ndarray, answer: np.ndarray, level: np.ndarray,
 
 def cell_order_of(config) -> np.ndarray | None:
   """A fixed permutation of the 16 cells when ``data.scramble_cells``; tokens follow that order."""
-  if not config.data.get("scramble_cells", False):
+  if not config.data.scramble_cells:
     return None
   return np.random.default_rng(config.data.scramble_seed).permutation(ls.NUM_CELLS)
 
@@ -76,9 +76,9 @@ def puzzle_arrays(path: str, cell_order=None) -> dict[str, np.ndarray]:
 
 def validate_data(d) -> None:
   """The LST's data fields, checked before any puzzle is generated."""
-  if d.get("generator", "reveal") not in GENERATORS:
+  if d.generator not in GENERATORS:
     raise ConfigError("data.generator", d.generator, f"one of {', '.join(GENERATORS)}")
-  if d.get("generator") == "companion":  # the companion's fixed files and split
+  if d.generator == "companion":  # the companion's fixed files and split
     from learnpe_jax.tasks.lst import companion
     for field, fixed in (("num_per_level", companion.NUM_PER_LEVEL),
                          ("test_fraction", companion.TEST_FRACTION)):
@@ -86,7 +86,7 @@ def validate_data(d) -> None:
         raise ConfigError(f"data.{field}", d[field],
                           f"{fixed} with data.generator='companion' (its files and split are "
                           "fixed)")
-  path = d.get("eval_puzzles", "")
+  path = d.eval_puzzles
   if not isinstance(path, str):
     raise ConfigError("data.eval_puzzles", path, "'human', '' or the path of a puzzle CSV")
   if path not in ("", "human") and not os.path.isfile(os.path.expanduser(path)):
@@ -99,10 +99,9 @@ def load_task(config) -> TaskData:
   validate_data(config.data)
   data_dir = os.path.expanduser(config.data.data_dir)
   raw = tfds_builder.load(data_dir, config.data.num_per_level, config.data.seed,
-                          config.data.test_fraction,
-                          generator=config.data.get("generator", "reveal"))
+                          config.data.test_fraction, generator=config.data.generator)
   order = cell_order_of(config)
-  extra = eval_puzzle_set(config.data.get("eval_puzzles", ""))
+  extra = eval_puzzle_set(config.data.eval_puzzles)
   extra_eval = {} if extra is None else {extra[0]: puzzle_arrays(extra[1], order)}
   positions = grid_positions((ls.ORDER, ls.ORDER))
   if order is not None:
