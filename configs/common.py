@@ -39,6 +39,7 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   # models; index PEs only) for classification, 'tokens' (one output per token)
   m.readout = readout
   m.mlp_final_activation = "none"   # 'none' | 'gelu' (the companion code's MLP ends with a GELU)
+  m.causal = False                  # True: a decoder (token i attends to tokens j ≤ i only)
   m.pe_placement = "every_block"    # 'every_block' | 'input'
   m.pe_sharing = "separate"         # 'separate' | 'shared'
   m.norm = "post"                   # 'post' (companion) | 'pre'

@@ -6,6 +6,7 @@ With q_i, k_j, v_j per head (dimension Dh) and the fields of ``PositionalTerms``
     a_ij      = [c·q_i·k_j + q_i·rel_k_ij + u·k_j] / sqrt(Dh) + logit_bias_ij + pos_logits_ij
                 (c = 1, or 0 when ``content_logits`` is False: positional attention)
     p_ij      = softmax_j(a_ij) · probs_scale_ij                       (URPE multiplies after softmax)
+                with a_ij = −∞ for j > i under a causal mask (a decoder: query i sees keys j ≤ i)
     out_i     = Σ_j p_ij (v_j + rel_v_ij)
 Each term is applied only when the PE set it, so a PE never edits this block. ``rel_k``/``rel_v``
 are shared by the heads ([N, N, Dh]) or per head ([H, N, N, Dh]).
@@ -47,13 +48,21 @@ def key_value_contractions(k_BNHK, v_BNHK) -> Contractions:
       p_dot_v=lambda p: jnp.einsum("bhnm,bmhk->bnhk", p, v_BNHK))
 
 
+def causal_mask(num_tokens: int, rows: slice | None = None) -> jax.Array:
+  """bool [Nq, N]: query i may attend key j when j ≤ i (the rows ``rows`` of the N×N mask)."""
+  mask = jnp.tril(jnp.ones((num_tokens, num_tokens), bool))
+  return mask if rows is None else mask[rows]
+
+
 def _rel_einsum(x, rel, spec_shared, spec_heads):
   return jnp.einsum(spec_heads if rel.ndim == 4 else spec_shared, x, rel.astype(x.dtype))
 
 
-def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype) -> jax.Array:
+def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype,
+           mask_QN: jax.Array | None = None) -> jax.Array:
   """out [B, Nq, H, Dh] of the formula above for the queries q (rotated already), every field of
-  ``terms`` but ``add`` and ``rotate`` given for these query rows ([.., Nq, N(, Dh)])."""
+  ``terms`` but ``add`` and ``rotate`` given for these query rows ([.., Nq, N(, Dh)]); ``mask_QN``
+  (bool [Nq, N], e.g. ``causal_mask``) removes the keys a query may not see."""
   batch, n_q, num_heads, head_dim = q_BQHK.shape
   if terms.content_logits:
     logits_BHQN = keys.q_dot_k(q_BQHK)
@@ -69,6 +78,8 @@ def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype) -> jax.Arr
     logits_BHQN = logits_BHQN + terms.logit_bias.astype(dtype)
   if terms.pos_logits is not None:
     logits_BHQN = logits_BHQN + terms.pos_logits.astype(dtype)
+  if mask_QN is not None:
+    logits_BHQN = jnp.where(mask_QN, logits_BHQN, jnp.finfo(logits_BHQN.dtype).min)
   probs_BHQN = jax.nn.softmax(logits_BHQN.astype(jnp.float32), axis=-1).astype(dtype)
   if terms.probs_scale is not None:
     probs_BHQN = probs_BHQN * terms.probs_scale.astype(dtype)
@@ -80,8 +91,11 @@ def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype) -> jax.Arr
 
 
 class SelfAttention(nn.Module):
+  """Self-attention over N tokens; ``causal``: query i attends keys j ≤ i only (a decoder)."""
+
   num_heads: int
   dtype: jnp.dtype = jnp.float32
+  causal: bool = False
 
   @nn.compact
   def __call__(self, x_BNW, terms: PositionalTerms) -> jax.Array:
@@ -92,7 +106,8 @@ class SelfAttention(nn.Module):
     v_BNHK = project(x_BNW, wv_WHK, bv_HK)
     if terms.rotate is not None:
       q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
-    out_BNHK = attend(q_BNHK, terms, key_value_contractions(k_BNHK, v_BNHK), self.dtype)
+    mask = causal_mask(x_BNW.shape[1]) if self.causal else None
+    out_BNHK = attend(q_BNHK, terms, key_value_contractions(k_BNHK, v_BNHK), self.dtype, mask)
     return self.output_projection(out_BNHK, width)
 
   def projection_weights(self, width: int):

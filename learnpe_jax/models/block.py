@@ -25,11 +25,12 @@ class Block(nn.Module):
   norm: str  # 'post' | 'pre'
   dtype: jnp.dtype = jnp.float32
   mlp_final_activation: str = "none"  # one of MLP_FINAL_ACTIVATIONS
+  causal: bool = False                # the attention sees keys j ≤ i only (a decoder)
 
   @nn.compact
   def __call__(self, x_BNW, terms: PositionalTerms):
     """[B, N, W] → [B, N, W]."""
-    attention = SelfAttention(self.num_heads, self.dtype, name="attention")
+    attention = SelfAttention(self.num_heads, self.dtype, self.causal, name="attention")
     ln_attn, ln_mlp = self.layer_norms()
     if self.norm == "post":
       h = ln_attn(x_BNW + attention(x_BNW, terms))

@@ -66,6 +66,9 @@ class Encoder(nn.Module):
       [B, num_outputs]; or 'tokens' (one output per token, [B, N, num_outputs]; regression tasks).
     mlp_final_activation: 'none' (MLP = W₂ GELU(W₁ h)) or 'gelu' (a GELU after W₂ too, the
       companion code's block; ``models/block.py``).
+    causal: a decoder: token i attends to tokens j ≤ i only (``attention.causal_mask``), so the
+      output at i ignores every token after i (PEs that read later tokens are refused,
+      ``config_validation``).
     pe_placement: 'every_block' (the companion's default) or 'input' (first block only).
     pe_sharing: 'separate' (one PE per block) or 'shared' (block 0's PE everywhere).
   """
@@ -81,6 +84,7 @@ class Encoder(nn.Module):
   pe_sharing: str = "separate"
   norm: str = "post"
   mlp_final_activation: str = "none"
+  causal: bool = False
   dtype: jnp.dtype = jnp.float32
   # Out-of-distribution probe: Gaussian noise of this sd added to the input of every block
   # (needs an rng stream 'noise' when > 0).
@@ -138,7 +142,7 @@ class Encoder(nn.Module):
         x_BNW = shortcuts.encoder_block(self, b, x_BNW, terms, tokens_BNF, embed)
       else:
         x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype,
-                      self.mlp_final_activation, name=f"block_{b}")(x_BNW, terms)
+                      self.mlp_final_activation, self.causal, name=f"block_{b}")(x_BNW, terms)
     if self.readout == "tokens":
       return nn.Dense(self.num_outputs, name="head")(x_BNW).astype(jnp.float32)
     return nn.Dense(self.num_outputs, name="head")(

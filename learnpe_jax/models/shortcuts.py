@@ -24,7 +24,7 @@ import flax.struct
 import jax
 import jax.numpy as jnp
 
-from learnpe_jax.models.attention import (Contractions, SelfAttention, attend,
+from learnpe_jax.models.attention import (Contractions, SelfAttention, attend, causal_mask,
                                           key_value_contractions)
 from learnpe_jax.models.block import Block
 from learnpe_jax.models.projections import project
@@ -102,7 +102,8 @@ class ShortcutAttention(SelfAttention):
       keys = key_value_contractions(k_BNHK, v_BNHK)
     if rows is not None:
       terms = for_query_rows(terms, rows)
-    return self.output_projection(attend(q_BQHK, terms, keys, self.dtype), width)
+    mask = causal_mask(keys.num_keys, rows) if self.causal else None
+    return self.output_projection(attend(q_BQHK, terms, keys, self.dtype, mask), width)
 
 
 class ShortcutBlock(Block):
@@ -114,7 +115,7 @@ class ShortcutBlock(Block):
   def __call__(self, x_BNW, terms: PositionalTerms, rows: slice | None = None,
                x_affine: Affine | None = None):
     """[B, N, W] → [B, rows, W]."""
-    attention = ShortcutAttention(self.num_heads, self.dtype, name="attention")
+    attention = ShortcutAttention(self.num_heads, self.dtype, self.causal, name="attention")
     x_rows = x_BNW if rows is None else x_BNW[:, rows]
     ln_attn, ln_mlp = self.layer_norms()
     if self.norm == "post":
@@ -136,5 +137,5 @@ def encoder_block(encoder, b: int, x_BNW, terms: PositionalTerms, tokens_BNF, em
     x_affine = Affine(tokens_BNF, embed[0], embed[1] if terms.add is None else
                       embed[1] + terms.add.astype(encoder.dtype))
   return ShortcutBlock(encoder.num_heads, encoder.mlp_ratio, encoder.norm, encoder.dtype,
-                       encoder.mlp_final_activation, name=f"block_{b}")(
+                       encoder.mlp_final_activation, encoder.causal, name=f"block_{b}")(
                            x_BNW, terms, rows, x_affine)

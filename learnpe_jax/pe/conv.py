@@ -20,9 +20,11 @@ class PEG(PositionalEncoding):
   (default: block 1 = after the first block, as in CPVT). Translation-equivariant away from the
   border; zero padding lets it infer absolute position near the border. The depthwise kernel at
   init = σ · unit_draw(family) / sqrt(k^D); the bias starts at zero. Reads x: returns no terms when
-  asked without it (``Encoder.pe_add_terms``).
+  asked without it (``Encoder.pe_add_terms``). Not causal: the centred kernel reads the next
+  tokens, so a causal decoder refuses it.
   """
 
+  causal = False
   kernel_size: int = 3
   from_block: int = 1
   num_pegs: int = 1

@@ -63,6 +63,9 @@ class PositionalEncoding(nn.Module):
   paper = ""
   scaled_params: tuple[str, ...] = ()  # name prefixes of the parameters σ scales
   needs_grid = False    # reads positions.grid_shape (conv PEs)
+  # Whether the PE's terms at position i depend on no token after i, so that a causal decoder
+  # (``model.causal``) stays causal with it; False for PEs that mix neighbouring tokens both ways.
+  causal = True
 
   @classmethod
   def needs_with(cls, fields: Mapping[str, Any]) -> str:

@@ -40,6 +40,12 @@ class PESpec:
     return self.module.mechanism
 
   @property
+  def causal(self) -> bool:
+    """Whether a causal decoder can take this PE: its terms never carry a later token into an
+    earlier position (``PositionalEncoding.causal``)."""
+    return self.module.causal
+
+  @property
   def needs(self) -> str:
     """What the PE reads with this name's fields: 'none' | 'index' | 'coords' (the module says)."""
     return self.module.needs_with(self.config_fields())

@@ -7,7 +7,7 @@ import importlib
 from learnpe_jax.errors import ConfigError
 
 TASKS = {"lst": "learnpe_jax.tasks.lst.task", "netsim": "learnpe_jax.tasks.netsim.task",
-         "brain": "learnpe_jax.tasks.brain.task"}
+         "brain": "learnpe_jax.tasks.brain.task", "lengthgen": "learnpe_jax.tasks.lengthgen.task"}
 
 
 def task_module(config):

@@ -9,7 +9,7 @@ from learnpe_jax.models.baselines import MODEL_KINDS, check_baseline
 from learnpe_jax.models.block import MLP_FINAL_ACTIVATIONS
 from learnpe_jax.models.encoder import NORMS, READOUTS
 from learnpe_jax.pe.placement import PE_PLACEMENTS, PE_SHARING
-from learnpe_jax.pe.registry import check_pe_for_task, get_spec, pe_kwargs
+from learnpe_jax.pe.registry import REGISTRY, check_pe_for_task, get_spec, pe_kwargs
 from learnpe_jax.tasks.registry import validate_data
 
 
@@ -50,6 +50,15 @@ def validate(config) -> None:
     raise ConfigError("model.bidirectional", m.bidirectional, "True or False")
   check_baseline(kind, m.pe.name, spec.mechanism, m.readout)  # e.g. an LSTM takes add PEs only
   _choice(config, "model.mlp_final_activation", MLP_FINAL_ACTIVATIONS)
+  if not isinstance(m.causal, bool):
+    raise ConfigError("model.causal", m.causal, "True or False")
+  if m.causal and kind != "transformer":
+    raise ConfigError("model.causal", True, f"False for model.kind={kind!r} (the causal mask is "
+                      "the transformer's)")
+  if m.causal and not spec.causal:
+    causal_pes = ", ".join(n for n, s in sorted(REGISTRY.items()) if s.causal)
+    raise ConfigError("model.pe.name", m.pe.name, "a PE whose terms at a position read no later "
+                      f"token, with model.causal=True: one of {causal_pes}")
   if m.readout == "token":
     if kind != "transformer":
       raise ConfigError("model.readout", "token", f"'last', 'mean', 'query' or 'tokens' for "
@@ -112,6 +121,14 @@ def validate_with_task(config, task) -> None:
   if config.train.batch_size > num_train:
     raise ConfigError("train.batch_size", config.train.batch_size,
                       f"at most the {num_train} training examples")
+  if task.kind == "sequence":  # next-token prediction: a token must not see the one it predicts
+    if not config.model.causal:
+      raise ConfigError("model.causal", config.model.causal,
+                        f"True for task {task.name!r} (next-token prediction: an encoder would "
+                        "see the token it predicts)")
+    if config.model.readout != "tokens":
+      raise ConfigError("model.readout", config.model.readout,
+                        f"'tokens' for task {task.name!r} (one prediction per position)")
   if config.model.readout == "query" and "query_index" not in task.train:
     raise ConfigError("model.readout", "query", f"'last' or 'mean': task {task.name!r} has no "
                       "query token")

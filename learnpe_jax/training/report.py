@@ -10,7 +10,7 @@ from learnpe_jax.training import sharding
 
 
 def score_name(task) -> str:
-  return "accuracy" if task.kind == "classification" else "neg_mse"
+  return "accuracy" if task.kind in ("classification", "sequence") else "neg_mse"
 
 
 def eval_fields(task, split: str, result: dict, i: int) -> dict:

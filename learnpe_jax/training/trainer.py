@@ -46,7 +46,7 @@ def build_model(config, task: TaskData, pe_init_scale=1.0):
   return Encoder(pe=pe, width=m.width, depth=m.depth, num_heads=m.num_heads,
                  mlp_ratio=m.mlp_ratio, num_outputs=task.num_outputs, readout=m.readout,
                  pe_placement=m.pe_placement, pe_sharing=m.pe_sharing, norm=m.norm,
-                 mlp_final_activation=m.mlp_final_activation,
+                 mlp_final_activation=m.mlp_final_activation, causal=m.causal,
                  dtype=jnp.dtype(m.dtype), exact_shortcuts=m.exact_shortcuts)
 
 

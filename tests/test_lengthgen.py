@@ -1,0 +1,111 @@
+"""Length-generalisation problems (copy, reverse, addition) for a causal decoder: the sequences,
+their answer masks, the dataset and the config checks."""
+
+import numpy as np
+import pytest
+
+from learnpe_jax.errors import ConfigError
+from learnpe_jax.tasks.lengthgen import generate as gen
+
+
+def _decode(inputs, target, mask):
+  """(the full sequence, its answer tokens) of one example's decoder arrays."""
+  used = int(np.flatnonzero(target)[-1]) + 1  # the last position with a real next token
+  sequence = np.concatenate([inputs[:1], target[:used]])
+  return sequence, target[mask.astype(bool)]
+
+
+def _value(tokens):  # least-significant digit first
+  return sum(int(t - 1) * 10**i for i, t in enumerate(tokens))
+
+
+@pytest.mark.parametrize("problem", gen.PROBLEMS)
+def test_every_example_is_its_problem_and_scores_only_the_answer(problem):
+  data = gen.generate(problem, max_train_length=5, num_train=200, num_test_per_length=5, seed=3)
+  assert data["test"]["inputs"].shape[1] == gen.sequence_length(problem, 10) - 1
+  assert sorted(set(data["test"]["level"].tolist())) == list(range(10))
+  assert data["train"]["level"].max() <= 4  # training lengths n ≤ L
+  for split in ("train", "test"):
+    d = data[split]
+    for inputs, target, mask, level in zip(d["inputs"], d["target"], d["mask"], d["level"],
+                                           strict=True):
+      n = int(level) + 1
+      sequence, answer = _decode(inputs, target, mask)
+      assert len(sequence) == gen.sequence_length(problem, n)
+      # The decoder input is the sequence shifted by one: target[t] = inputs[t + 1].
+      np.testing.assert_array_equal(target[:len(sequence) - 2], inputs[1:len(sequence) - 1])
+      sep = int(np.flatnonzero(sequence == gen.SEP)[0])
+      np.testing.assert_array_equal(answer, sequence[sep + 1:])
+      if problem == "copy":
+        np.testing.assert_array_equal(answer, sequence[:n])
+      elif problem == "reverse":
+        np.testing.assert_array_equal(answer, sequence[:n][::-1])
+      else:
+        a, b = sequence[:n], sequence[n + 1:2 * n + 1]
+        assert sequence[n] == gen.PLUS and len(answer) == n + 1
+        assert _value(answer) == _value(a) + _value(b)
+
+
+def test_generation_is_seeded():
+  a = gen.generate("reverse", 4, 50, 3, seed=1)
+  b = gen.generate("reverse", 4, 50, 3, seed=1)
+  c = gen.generate("reverse", 4, 50, 3, seed=2)
+  assert all((a[s][k] == b[s][k]).all() for s in a for k in a[s])
+  assert not (a["train"]["inputs"] == c["train"]["inputs"]).all()
+
+
+def test_dataset_and_task(data_dir):
+  from configs import length1d
+  from learnpe_jax.tasks.registry import load_task
+  config = length1d.get_config("smoke,problem=addition")
+  config.data.data_dir = data_dir
+  task = load_task(config)
+  raw = gen.generate("addition", 4, 2000, 20, seed=0)
+  for split in ("train", "test"):
+    arrays = task.split(split)
+    key = lambda inputs: sorted(x.tobytes() for x in inputs)
+    assert key(arrays["tokens"].argmax(-1).astype(np.int8)) == key(raw[split]["inputs"])
+    assert arrays["loss_mask"].sum() == raw[split]["mask"].sum()
+  assert task.kind == "sequence" and task.num_outputs == gen.VOCAB_SIZE
+  assert task.level_names == tuple(f"n={n}" for n in range(1, 9))
+  assert task.num_tokens == gen.sequence_length("addition", 8) - 1
+
+
+def test_sequence_objective_is_exact_match_on_the_answer():
+  import jax.numpy as jnp
+  from learnpe_jax.objectives import per_example
+  target = jnp.array([[3, 4, 5, 0], [3, 4, 5, 0]])
+  mask = jnp.array([[0, 1, 1, 0], [0, 1, 1, 0]], jnp.float32)
+  right = jnp.eye(13)[jnp.array([[7, 4, 5, 9], [3, 4, 6, 0]])] * 20.0  # row 1: answer wrong
+  loss, score = per_example("sequence", right, {"target": target, "loss_mask": mask})
+  assert score.tolist() == [1.0, 0.0]  # unscored positions may be wrong
+  assert float(loss[0]) < 1e-6 and float(loss[1]) > 1.0
+
+
+@pytest.mark.parametrize("override, field", [
+    ({"causal": False}, "model.causal"),
+    ({"readout": "last"}, "model.readout"),
+])
+def test_a_sequence_task_needs_a_decoder_read_at_every_token(data_dir, override, field):
+  from configs import length1d
+  from learnpe_jax import config_validation
+  from learnpe_jax.tasks.registry import load_task
+  config = length1d.get_config("smoke")
+  config.data.data_dir = data_dir
+  for key, value in override.items():
+    config.model[key] = value
+  config_validation.validate(config)
+  with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+    config_validation.validate_with_task(config, load_task(config))
+
+
+def test_a_decoder_refuses_a_pe_that_reads_later_tokens():
+  from configs import grid2d
+  from learnpe_jax import config_validation
+  config = grid2d.get_config("smoke,pe=peg")
+  config.model.causal = True
+  with pytest.raises(ConfigError, match=r"model\.pe\.name='peg'.*model\.causal=True"):
+    config_validation.validate(config)
+  config.model.kind, config.model.pe = "lstm", grid2d.get_config("smoke").model.pe
+  with pytest.raises(ConfigError, match=r"model\.causal"):
+    config_validation.validate(config)
