@@ -1,4 +1,5 @@
-"""The PE benchmark: every PE of the catalogue on the three tasks, ≥ 3 seeds, with interpretability.
+"""The PE benchmark: every PE of the catalogue on the study's three tasks and the 1-D PEs on three
+length-generalisation tasks, ≥ 3 seeds, with interpretability.
 
     python -m experiments.benchmark --task=lst               # train what is missing (resumable),
                                                              # then tabulate (docs/benchmark.md)
@@ -25,6 +26,12 @@ Rows (``rows(task)``):
     are the PEs that read none, or only the token index (index-based and learned-coordinate PEs;
     PEs that need a grid cannot serve these tasks). PEs that read coordinates run as *oracle* rows
     with the true positions (``data.coords_known=True``), marked as such. Budgets: ``BUDGETS``.
+  * copy, reverse, addition (``LENGTH_TASKS``; ``configs/length1d.py``, a causal decoder trained
+    on lengths n ≤ 8 and scored by exact match on n ≤ 16): the 1-D PEs of ``LENGTH_PES``, those the
+    length-generalisation papers of the reading list compare (coordinate PEs on the token index as
+    1-D coordinate). Their score is exact match on the unseen lengths (8 < n ≤ 16), the seen ones
+    beside it; their curves, the side-by-side with Kazemnejad et al. and the closer-to-no-PE rule
+    are ``experiments/length_curves.py`` (rules written there before the runs).
   * every task: a PE identical by construction to another on the task (``COINCIDE``) is not
     trained again: its row says which PE it equals and why.
 
@@ -65,7 +72,7 @@ import json
 import os
 import sys
 
-from experiments import REPO, RESULTS_DIR, cluster, runner, stats
+from experiments import REPO, RESULTS_DIR, cluster, length_curves, runner, stats
 from experiments.runner import Job
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
@@ -87,9 +94,14 @@ class Budget:
   description: str
 
 
+LENGTH_DESCRIPTION = ("the CPU default of `configs/length1d.py` (a 2-block causal decoder, width "
+                      "64, 4 heads; trained on n ≤ 8, tested on n ≤ 16), problem '{}'")
 BUDGETS = {
     "lst": Budget("configs/grid2d.py", (), "test_accuracy",
                   "the CPU default of `configs/grid2d.py`"),
+    **{problem: Budget("configs/length1d.py", (("data.problem", problem),), "test_accuracy",
+                       LENGTH_DESCRIPTION.format(problem))
+       for problem in ("copy", "reverse", "addition")},
     "netsim": Budget("configs/netsim.py", (("train.num_steps", 1000),), "test_r2",
                      "the CPU default of `configs/netsim.py` (width 32, 2 blocks, next-step "
                      "prediction) for 1,000 steps"),
@@ -110,7 +122,16 @@ _EVERY_TASK = {
     "learned_coords_sinusoidal": ("learned_coords", "the default inner PE of learned_coords"),
 }
 _HYPE = {"hype": ("alibi_nd", "one head: sinh(μd) = μd to 1e-6 at the ALiBi slope 2^-8")}
-COINCIDE = {"lst": _EVERY_TASK | _HYPE, "netsim": _EVERY_TASK | _HYPE, "brain": _EVERY_TASK}
+COINCIDE = {"lst": _EVERY_TASK | _HYPE, "netsim": _EVERY_TASK | _HYPE, "brain": _EVERY_TASK,
+            "copy": {}, "reverse": {}, "addition": {}}
+
+# The length-generalisation tasks (a causal decoder; ``LENGTH_TASKS``) take the 1-D PEs that the
+# papers of the catalogue's reading list compare on length (Kazemnejad et al. 2023 and the PEs
+# motivated by extrapolation), coordinate PEs on the token index as 1-D coordinate.
+LENGTH_TASKS = ("copy", "reverse", "addition")
+LENGTH_PES = ("none", "learned", "sinusoidal_1d", "rope", "rope_partial", "xpos", "hype",
+              "legendre", "alibi", "alibi_nd_learned", "t5_bias", "rel_bias_clipped", "shaw_rel",
+              "xl_rel", "tupe_abs", "tupe_rel", "diet_abs", "diet_rel")
 
 # Reference rows without attention (LST only): row → model.kind and PE.
 BASELINES = {"lstm+none": ("lstm", "none"), "lstm+learned": ("lstm", "learned"),
@@ -138,6 +159,8 @@ def _job(task: str, name: str, pe: str, **overrides) -> Job:
 def rows(task: str) -> list[Row]:
   """The task's rows in catalogue order (the module docstring says which PEs each task takes)."""
   out = []
+  if task in LENGTH_TASKS:
+    return [Row(name, name, _job(task, name, name)) for name in LENGTH_PES]
   for name, spec in REGISTRY.items():
     equals = COINCIDE[task].get(name)
     if task == "lst":
@@ -185,6 +208,11 @@ def row_records(task: str, row: Row, root: str) -> list[dict]:
            "train": stats.over_seeds(m.get(score.replace("test_", "train_")) for m in group),
            "levels": {lvl: stats.over_seeds(m[f"{score}_by_level"][lvl] for m in group)
                       for lvl in levels}}
+    if task in LENGTH_TASKS:  # ranked on the unseen lengths; the seen ones beside (length_curves)
+      seen_unseen = [length_curves.seen_unseen(m) for m in group]
+      rec["score"] = stats.over_seeds(u for _, u in seen_unseen)
+      rec["seen"] = stats.over_seeds(s for s, _ in seen_unseen)
+      rec["levels"] = {}
     for field in GEOMETRY:
       if field in group[0]:
         rec[field] = stats.over_seeds(m.get(field) for m in group)
@@ -246,9 +274,12 @@ def _wall(record: dict) -> str:
 def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
   """Every σ of every row, best mean test score first; coinciding PEs at the end."""
   score = "accuracy" if BUDGETS[task].score == "test_accuracy" else "R²"
+  if task in LENGTH_TASKS:
+    score = "exact match, unseen lengths"
   levels = next((list(r["levels"]) for r in records if r["levels"]), [])
   head = (["rank", "PE", "mechanism", "σ", f"test {score} [95% CI]"]
           + [f"test {lvl}" for lvl in levels]
+          + ["seen lengths"] * (task in LENGTH_TASKS)
           + [f"train {score}", "PE–geometry RSA", "bias–geometry RSA"]
           + ["coords R²"] * any("coords_r2" in r for r in records) + ["min"])
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -259,6 +290,7 @@ def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
     sigma = f"{r['sigma']:g}" if r["learnable"] else "fixed"
     cells = [str(i), name, r["mechanism"], sigma, _ci(r["score"])]
     cells += [_ci(r["levels"].get(lvl)) for lvl in levels]
+    cells += [_ci(r.get("seen"))] * (task in LENGTH_TASKS)
     cells += [_ci(r["train"]), _ci(r.get("pe_rsa"), 2), _ci(r.get("pe_bias_rsa"), 2)]
     cells += [_ci(r.get("coords_r2"), 2)] * ("coords R²" in head) + [_wall(r)]
     lines.append("| " + " | ".join(cells) + " |")
@@ -372,11 +404,55 @@ def tabulate_task(task: str, root: str) -> str:
     figure(task, verdicts, fig)
     lines += ["### Init scale across mechanisms", "", verdict_table(verdicts), "",
               f"![init scale, {task}](../experiments/results/benchmark/{task}/init_scale.png)", ""]
+  if task in LENGTH_TASKS:
+    lines += length_section(task, root, records)
   findings = os.path.join(out_dir, FINDINGS)
   if os.path.exists(findings):
     with open(findings) as f:
       lines += ["### What the results say", "", f.read().strip(), ""]
   return "\n".join(lines)
+
+
+def _models_by_row(task: str, root: str) -> dict[str, list[dict]]:
+  out = {}
+  for row in rows(task):
+    where = runner.records(row.job, root, RESULTS)
+    if where is not None:
+      out[row.name] = _read(os.path.join(where, "summary.json"))["models"]
+  return out
+
+
+def length_section(task: str, root: str, records: list[dict]) -> list[str]:
+  """A length task's curves, its closer-to-no-PE verdict and, once all three problems ran, the
+  side-by-side with the paper (``length_curves``)."""
+  by_row = _models_by_row(task, root)
+  fig = os.path.join(RESULTS, task, "curves.png")
+  length_curves.curves_figure(task, by_row, fig)
+  lines = ["### Accuracy against length", "",
+           f"![accuracy against length, {task}](../experiments/results/benchmark/{task}/"
+           "curves.png)", ""]
+  closer = length_curves.closer_to_none(by_row, *SIGMAS)
+  if closer:
+    lines += [f"Learned table vs no PE on the unseen lengths (mean |gap| over n, per seed): "
+              f"σ = {SIGMAS[0]:g} {_ci(closer['gap_small'])}, σ = {SIGMAS[1]:g} "
+              f"{_ci(closer['gap_large'])}: **{closer['verdict']}** (p = {closer['p']:.3f}).", ""]
+  if task == LENGTH_TASKS[-1]:
+    by_task = {t: [r for r in _task_records(t, root)] for t in LENGTH_TASKS}
+    sbs = length_curves.side_by_side(by_task)
+    lines += ["### Side by side with Kazemnejad et al. (2023)", "",
+              f"NoPE at least as good as RoPE, the 1-D sinusoid and the learned table on the "
+              f"unseen lengths on {sbs['tasks_where_nope_leads']} of {len(sbs['per_task'])} "
+              f"problems: **{sbs['verdict']}** (rule in `experiments/length_curves.py`).", ""]
+    for t, d in sbs["per_task"].items():
+      order = ", ".join(f"{k} {v:.3f}" for k, v in d["relative_order"].items() if v is not None)
+      lines.append(f"- {t}: NoPE {d['nope']:.3f}; " + ", ".join(
+          f"{k} {v:.3f}" for k, v in d["rivals"].items()) + f" (relative PEs: {order})")
+    lines.append("")
+  return lines
+
+
+def _task_records(task: str, root: str) -> list[dict]:
+  return [rec for row in rows(task) for rec in row_records(task, row, root)]
 
 
 INTRO = """# The PE benchmark

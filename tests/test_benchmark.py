@@ -41,7 +41,7 @@ def test_every_job_config_takes_its_overrides_and_its_sigmas(task):
     expected = benchmark.SIGMAS if get_spec(row.pe).learnable else (1.0,)
     assert tuple(config.sweep.pe_init_scale) == expected
     assert tuple(config.sweep.seeds) == benchmark.SEEDS
-    if task != "lst":  # positions unknown to the model, except on an oracle row
+    if task not in ("lst",) + benchmark.LENGTH_TASKS:  # positions unknown, except oracle rows
       assert config.data.coords_known == row.oracle == (get_spec(row.pe).needs == "coords")
       assert not get_spec(row.pe).module.needs_grid
 

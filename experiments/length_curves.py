@@ -1,0 +1,131 @@
+"""The benchmark's length-generalisation tasks (``benchmark.LENGTH_TASKS``): accuracy against
+length, the side-by-side with Kazemnejad et al. (NeurIPS 2023, 2305.19466), and whether a small-σ
+learned table stays closer to no PE on the lengths it never saw.
+
+Scores: exact match per length n (the summary's ``test_accuracy_by_level``, levels ``n=1`` …
+``n=2L``); *seen* is the mean over n ≤ L (the training lengths), *unseen* over L < n ≤ 2L, each
+per model, then over seeds.
+
+Rules (written before the runs):
+  * Side by side with the paper, whose decoder with no PE generalises in length as well as or
+    better than the others: it *agrees* when, on at least 2 of the 3 problems, NoPE's mean unseen
+    accuracy is ≥ RoPE's, ≥ the 1-D sinusoid's and ≥ the learned table's at each σ; *disagrees*
+    otherwise. The paper's order among the relative PEs (T5's bias ≥ ALiBi ≥ RoPE) is reported
+    beside it, not judged.
+  * Closer to no PE: on each problem, per seed, the mean over unseen n of |accuracy of the learned
+    table − accuracy of NoPE (same seed)|; the small σ stays closer when its mean gap is lower and
+    a two-sided Welch test over seeds gives p < 0.05, the large σ when the opposite; else no
+    difference detected.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from experiments import stats
+
+PAPER_ROWS = ("none", "rope", "sinusoidal_1d")
+
+
+def lengths(models: list[dict], score: str = "test_accuracy") -> list[int]:
+  return sorted(int(k.removeprefix("n=")) for k in models[0][f"{score}_by_level"])
+
+
+def seen_unseen(model: dict, score: str = "test_accuracy") -> tuple[float, float]:
+  """(mean accuracy over n ≤ L, over n > L) of one model, L = half the longest length."""
+  by_n = {int(k.removeprefix("n=")): v for k, v in model[f"{score}_by_level"].items()}
+  longest = max(by_n)
+  seen = [v for n, v in by_n.items() if n <= longest // 2]
+  unseen = [v for n, v in by_n.items() if n > longest // 2]
+  return float(np.mean(seen)), float(np.mean(unseen))
+
+
+def _unseen(records: list[dict], row: str, sigma=None) -> float | None:
+  for r in records:
+    if r["row"] == row and (sigma is None or r["sigma"] == sigma):
+      return r["score"]["mean"]
+  return None
+
+
+def side_by_side(records_by_task: dict[str, list[dict]]) -> dict:
+  """The paper rule (module docstring) on the tasks that have every row it reads."""
+  per_task = {}
+  for task, records in records_by_task.items():
+    nope = _unseen(records, "none")
+    others = {row: _unseen(records, row) for row in PAPER_ROWS[1:]}
+    learned = {r["sigma"]: r["score"]["mean"] for r in records if r["row"] == "learned"}
+    if nope is None or None in others.values() or not learned:
+      continue
+    rivals = others | {f"learned σ={s:g}": v for s, v in learned.items()}
+    per_task[task] = {"nope": nope, "rivals": rivals,
+                      "nope_at_least_every_rival": all(nope >= v for v in rivals.values()),
+                      "relative_order": {row: _unseen(records, row)
+                                         for row in ("t5_bias", "alibi", "rope")}}
+  agree = sum(t["nope_at_least_every_rival"] for t in per_task.values())
+  verdict = ("incomplete" if len(per_task) < 3 else
+             "agrees" if agree >= 2 else "disagrees")
+  return {"verdict": verdict, "tasks_where_nope_leads": agree, "per_task": per_task}
+
+
+def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: float) -> dict | None:
+  """The closer-to-no-PE rule for the learned table on one problem; None without both rows."""
+  learned, nope = models_by_row.get("learned"), models_by_row.get("none")
+  if not learned or not nope:
+    return None
+  nope_by_seed = {m["seed"]: m for m in nope}
+  longest = max(lengths(nope))
+
+  def gaps(sigma):
+    out = []
+    for m in learned:
+      if m["pe_init_scale"] == sigma and m["seed"] in nope_by_seed:
+        ref = nope_by_seed[m["seed"]]["test_accuracy_by_level"]
+        out.append(float(np.mean([abs(m["test_accuracy_by_level"][f"n={n}"] - ref[f"n={n}"])
+                                  for n in range(longest // 2 + 1, longest + 1)])))
+    return stats.over_seeds(out)
+
+  a, b = gaps(small), gaps(large)
+  p = stats.welch_two_sided(a, b)
+  verdict = ("no difference detected" if p >= 0.05 else
+             "small σ closer" if a["mean"] < b["mean"] else "large σ closer")
+  return {"gap_small": a, "gap_large": b, "p": p, "verdict": verdict}
+
+
+def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str) -> None:
+  """Accuracy against length n, one panel per PE: mean over seeds and 95% interval per σ (one
+  line for a fixed PE); the dashed line marks the longest training length."""
+  import matplotlib
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt
+  rows = [r for r in models_by_row if models_by_row[r]]
+  if not rows:
+    return
+  cols = 6
+  fig, axes = plt.subplots(-(-len(rows) // cols), cols, figsize=(2.6 * cols, 2.2 * -(-len(rows) // cols)),
+                           sharex=True, sharey=True, squeeze=False)
+  for ax in axes.flat[len(rows):]:
+    ax.axis("off")
+  for ax, row in zip(axes.flat, rows):
+    models = models_by_row[row]
+    ns = lengths(models)
+    for i, sigma in enumerate(sorted({m["pe_init_scale"] for m in models})):
+      group = [m for m in models if m["pe_init_scale"] == sigma]
+      per_n = [stats.over_seeds(m["test_accuracy_by_level"][f"n={n}"] for m in group) for n in ns]
+      mean = np.array([s["mean"] for s in per_n])
+      label = f"σ={sigma:g}" if len({m["pe_init_scale"] for m in models}) > 1 else "fixed"
+      color = ("tab:blue", "tab:orange", "tab:green")[i % 3]
+      ax.plot(ns, mean, marker="o", ms=2, color=color, label=label)
+      ax.fill_between(ns, [s["lo"] for s in per_n], [s["hi"] for s in per_n], color=color,
+                      alpha=0.2)
+    ax.axvline(max(ns) / 2 + 0.5, color="grey", ls="--", lw=0.8)
+    ax.set_title(row, fontsize=9)
+    ax.set_ylim(-0.05, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=6, loc="lower left")
+  for ax in axes[-1]:
+    ax.set_xlabel("length n")
+  fig.suptitle(f"python -m experiments.benchmark --task={task}: exact match against length "
+               "(mean, 95% interval over seeds; trained on n left of the dashed line)")
+  fig.tight_layout()
+  fig.savefig(path, dpi=90)
+  plt.close(fig)
