@@ -47,7 +47,7 @@ def test_closer_to_no_pe_is_paired_by_seed():
 
 @pytest.mark.parametrize("task", benchmark.LENGTH_TASKS)
 def test_length_rows_are_decoders_on_their_problem(task):
-  from learnpe_jax import config_validation
+  from learnpe_jax.training import config_validation
   from learnpe_jax.pe.registry import get_spec
   rows = benchmark.rows(task)
   assert [r.name for r in rows] == list(benchmark.LENGTH_PES)

@@ -73,7 +73,7 @@ def test_dataset_and_task(data_dir):
 
 def test_sequence_objective_is_exact_match_on_the_answer():
   import jax.numpy as jnp
-  from learnpe_jax.objectives import per_example
+  from learnpe_jax.training.objectives import per_example
   target = jnp.array([[3, 4, 5, 0], [3, 4, 5, 0]])
   mask = jnp.array([[0, 1, 1, 0], [0, 1, 1, 0]], jnp.float32)
   right = jnp.eye(13)[jnp.array([[7, 4, 5, 9], [3, 4, 6, 0]])] * 20.0  # row 1: answer wrong
@@ -88,7 +88,7 @@ def test_sequence_objective_is_exact_match_on_the_answer():
 ])
 def test_a_sequence_task_needs_a_decoder_read_at_every_token(data_dir, override, field):
   from configs import length1d
-  from learnpe_jax import config_validation
+  from learnpe_jax.training import config_validation
   from learnpe_jax.tasks.registry import load_task
   config = length1d.get_config("smoke")
   config.data.data_dir = data_dir
@@ -101,7 +101,7 @@ def test_a_sequence_task_needs_a_decoder_read_at_every_token(data_dir, override,
 
 def test_a_decoder_refuses_a_pe_that_reads_later_tokens():
   from configs import grid2d
-  from learnpe_jax import config_validation
+  from learnpe_jax.training import config_validation
   config = grid2d.get_config("smoke,pe=peg")
   config.model.causal = True
   with pytest.raises(ConfigError, match=r"model\.pe\.name='peg'.*model\.causal=True"):
