@@ -40,6 +40,9 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   m.readout = readout
   m.mlp_final_activation = "none"   # 'none' | 'gelu' (the companion code's MLP ends with a GELU)
   m.causal = False                  # True: a decoder (token i attends to tokens j ≤ i only)
+  # Weights outside the PE: 'flax' (LeCun normal, zero biases) | 'torch' (PyTorch's defaults, as
+  # the companion code gets them; learnpe_jax/models/weight_init.py)
+  m.weight_init = "flax"
   m.pe_placement = "every_block"    # 'every_block' | 'input'
   m.pe_sharing = "separate"         # 'separate' | 'shared'
   m.norm = "post"                   # 'post' (companion) | 'pre'

@@ -13,7 +13,8 @@ Variants (comma-separated, combinable):
   paper    the companion study's scale: width 160, 4 blocks, lr 1e-4, 15 seeds, 20 σ, ~250k steps.
   companion  the companion's model and optimizer (as ``paper``) to its first logged checkpoint,
            epoch 200 ≈ 12,800 steps, on the companion's own 9,000 puzzles and split
-           (``data.generator='companion'``), evaluated and checkpointed every 1,600 steps;
+           (``data.generator='companion'``), its weights initialised as PyTorch does
+           (``model.weight_init='torch'``), evaluated and checkpointed every 1,600 steps;
            σ ∈ {0.01, 0.03, 0.1, 0.2, 0.5, 1, 1.5, 2} × seeds 0–2 (a CPU job of hours:
            ``experiments/companion.py`` runs it in resumable pieces).
   pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields.
@@ -72,6 +73,7 @@ def get_config(arg=None):
     common.paper(config, num_steps=12_800, learning_rate=1e-4)
     common.schedule(config, num_steps=12_800, chunk_steps=200, every=1600, log_every=200)
     config.data.generator = "companion"
+    config.model.weight_init = "torch"  # the companion code's weights start as torch.nn's do
     config.sweep.pe_init_scale = (0.01, 0.03, 0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
     config.sweep.seeds = (0, 1, 2)
   return common.finish(config, variants, ("reduced", "smoke", "paper", "companion"))

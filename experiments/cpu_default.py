@@ -11,7 +11,8 @@ variant) and is one or two seeds of a σ sweep on the companion-style puzzles
 (``data.generator='pluck'``), evaluated every 500 steps, so its metrics are also a budget curve.
 
 The last probe, ``companion_default``, is the default itself on the companion's own 9,000 puzzles
-and split (``data.generator='companion'``). Rule written before it ran: the default switches to
+and split (``data.generator='companion'``) with the companion's weight init
+(``model.weight_init='torch'``, which its data needs: ``experiments/companion.py``). Rule written before it ran: the default switches to
 the companion's data when this probe meets every part of the aim, with geometry judged on each
 model's change from its own init (the smallest σ's mean ΔRSA, ``pe_change``, above the largest
 σ's); otherwise it stays on the regenerated puzzles and the tables say why.
@@ -57,8 +58,10 @@ PROBES = (
            **{"sweep.pe_init_scale": SIGMAS, "train.num_steps": 4000, "model.depth": 4,
               "optim.learning_rate": 3e-4, "sweep.seeds": (1, 2)}),
     _probe("companion_default", "the default's setting (width 64, 4 blocks, lr 3e-4, 4,000 "
-           "steps, σ 0.1–2, seeds 0–2) on the companion's own puzzles and split",
-           config="configs/grid2d.py", **{"data.generator": "companion", "sweep.seeds": (0, 1, 2)}),
+           "steps, σ 0.1–2, seeds 0–2) on the companion's own puzzles and split, with its weight "
+           "init (PyTorch's)", config="configs/grid2d.py",
+           **{"data.generator": "companion", "model.weight_init": "torch",
+              "sweep.seeds": (0, 1, 2)}),
 )
 # Probes of one setting with different seeds, judged together (name → the probes it pools).
 POOLED = {"pluck_d4_lr3e-4 (seeds 0–2)": ("pluck_d4_lr3e-4", "pluck_d4_lr3e-4_s12")}

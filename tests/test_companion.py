@@ -61,6 +61,9 @@ def test_variant_matters_only_beyond_two_companion_sd():
           _model(0.2, 0, 1, 0.975, 0.93, variant=companion.TOKEN_GELU),  # within 2 × 0.009/0.041
           _model(2.0, 0, 1, 0.70, 0.30, variant=companion.TOKEN_GELU)]   # within 2 × 0.090/0.156
   assert companion.variant_verdict(same)["verdict"] == "does not change the result at this scale"
+  flax = [dict(m, variant=companion.FLAX) for m in same[2:]]
+  assert companion.variant_verdict(same[:2] + flax, companion.FLAX)["verdict"] == (
+      "does not change the result at this scale")
   same[2] = _model(0.2, 0, 1, 0.95, 0.95, variant=companion.TOKEN_GELU)  # test 0.03 > 0.018
   got = companion.variant_verdict(same)
   assert got["verdict"] == "matters"

@@ -169,3 +169,35 @@ def test_variant_fields_are_validated(smoke_config, override, field):
       config[section][leaf] = value
   with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
     config_validation.validate(config)
+
+
+def test_torch_weight_init_is_pytorchs_default():
+  """'torch': nn.Linear layers U(±1/√fan_in) for kernel and bias; q/k/v Xavier-uniform over the
+  packed [3W, W] in-projection with zero bias; the out-projection U(±1/√W) with zero bias. 'flax'
+  keeps LeCun normal kernels and zero biases (so earlier runs are unchanged)."""
+  x, positions = _inputs()
+  width = 64
+  model = lambda init: _encoder("last", width=width).clone(weight_init=init)
+  torch = model("torch").init(jax.random.PRNGKey(0), x, positions)["params"]
+  flax = model("flax").init(jax.random.PRNGKey(0), x, positions)["params"]
+  linear = {"embed": 5, "block_0/mlp_in": width, "block_0/mlp_out": 4 * width, "head": width}
+  for name, fan_in in linear.items():
+    layer = torch
+    for part in name.split("/"):
+      layer = layer[part]
+    bound = 1 / np.sqrt(fan_in)
+    for leaf in (layer["kernel"], layer["bias"]):
+      assert np.abs(leaf).max() <= bound and np.all(leaf != 0), name
+      if leaf.size >= 64:  # enough draws to reach near the bound
+        assert np.abs(leaf).max() > 0.9 * bound, name
+  attention = torch["block_0"]["attention"]
+  for name in ("query", "key", "value"):
+    kernel = attention[name]["kernel"]
+    bound = np.sqrt(6 / (4 * width))
+    assert np.abs(kernel).max() <= bound and np.abs(kernel).max() > 0.9 * bound
+  assert not np.any(attention["query"]["bias"]) and not np.any(attention["out"]["bias"])
+  assert np.abs(attention["out"]["kernel"]).max() <= 1 / np.sqrt(width)
+  # Flax's defaults: LeCun normal (sd 1/√fan_in), zero biases; √3 × PyTorch's sd for nn.Linear.
+  assert not np.any(flax["block_0"]["mlp_in"]["bias"])
+  ratio = np.std(flax["block_0"]["mlp_in"]["kernel"]) / np.std(torch["block_0"]["mlp_in"]["kernel"])
+  assert 1.5 < ratio < 2.0

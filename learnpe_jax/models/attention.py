@@ -25,6 +25,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
+from learnpe_jax.models import weight_init
 from learnpe_jax.models.projections import DenseWeights, project
 from learnpe_jax.pe.base import PositionalTerms
 
@@ -96,6 +97,7 @@ class SelfAttention(nn.Module):
   num_heads: int
   dtype: jnp.dtype = jnp.float32
   causal: bool = False
+  weight_init: str = "flax"  # models/weight_init.py
 
   @nn.compact
   def __call__(self, x_BNW, terms: PositionalTerms) -> jax.Array:
@@ -112,12 +114,16 @@ class SelfAttention(nn.Module):
 
   def projection_weights(self, width: int):
     """(kernel [W, H, Dh], bias [H, Dh]) of the query, key (no bias) and value projections."""
+    kernel_init, bias_init = weight_init.attention_in(self.weight_init, width)
     weights = lambda name, bias=True: DenseWeights(
-        (self.num_heads, width // self.num_heads), bias, self.dtype, name=name)(width)
+        (self.num_heads, width // self.num_heads), bias, self.dtype, kernel_init, bias_init,
+        name=name)(width)
     # No key bias: it adds q_i·b to every logit of row i, which softmax cancels; its gradient is
     # exactly zero, and Adam would turn the roundoff in it into full-size steps.
     return weights("query"), weights("key", bias=False), weights("value")
 
   def output_projection(self, out_BNHK, width: int) -> jax.Array:
     """[B, N, H, Dh] → [B, N, W]."""
-    return nn.DenseGeneral(width, axis=(-2, -1), dtype=self.dtype, name="out")(out_BNHK)
+    kernel_init, bias_init = weight_init.attention_out(self.weight_init, width)
+    return nn.DenseGeneral(width, axis=(-2, -1), dtype=self.dtype, kernel_init=kernel_init,
+                           bias_init=bias_init, name="out")(out_BNHK)

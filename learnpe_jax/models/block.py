@@ -12,6 +12,7 @@ from __future__ import annotations
 import flax.linen as nn
 import jax.numpy as jnp
 
+from learnpe_jax.models import weight_init
 from learnpe_jax.models.attention import SelfAttention
 from learnpe_jax.pe.base import PositionalTerms
 
@@ -26,11 +27,13 @@ class Block(nn.Module):
   dtype: jnp.dtype = jnp.float32
   mlp_final_activation: str = "none"  # one of MLP_FINAL_ACTIVATIONS
   causal: bool = False                # the attention sees keys j ≤ i only (a decoder)
+  weight_init: str = "flax"           # 'flax' | 'torch' (models/weight_init.py)
 
   @nn.compact
   def __call__(self, x_BNW, terms: PositionalTerms):
     """[B, N, W] → [B, N, W]."""
-    attention = SelfAttention(self.num_heads, self.dtype, self.causal, name="attention")
+    attention = SelfAttention(self.num_heads, self.dtype, self.causal, self.weight_init,
+                              name="attention")
     ln_attn, ln_mlp = self.layer_norms()
     if self.norm == "post":
       h = ln_attn(x_BNW + attention(x_BNW, terms))
@@ -44,6 +47,10 @@ class Block(nn.Module):
 
   def mlp(self, h):
     width = h.shape[-1]
-    h = nn.Dense(self.mlp_ratio * width, dtype=self.dtype, name="mlp_in")(h)
-    out = nn.Dense(width, dtype=self.dtype, name="mlp_out")(nn.gelu(h, approximate=False))
+    init_in = weight_init.linear(self.weight_init, width)
+    init_out = weight_init.linear(self.weight_init, self.mlp_ratio * width)
+    h = nn.Dense(self.mlp_ratio * width, dtype=self.dtype, kernel_init=init_in[0],
+                 bias_init=init_in[1], name="mlp_in")(h)
+    out = nn.Dense(width, dtype=self.dtype, kernel_init=init_out[0], bias_init=init_out[1],
+                   name="mlp_out")(nn.gelu(h, approximate=False))
     return nn.gelu(out, approximate=False) if self.mlp_final_activation == "gelu" else out

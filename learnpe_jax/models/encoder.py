@@ -19,7 +19,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from learnpe_jax.models import shortcuts
+from learnpe_jax.models import shortcuts, weight_init
 from learnpe_jax.models.block import Block
 from learnpe_jax.models.projections import DenseWeights, project
 from learnpe_jax.pe.base import NO_TERMS
@@ -66,6 +66,8 @@ class Encoder(nn.Module):
       [B, num_outputs]; or 'tokens' (one output per token, [B, N, num_outputs]; regression tasks).
     mlp_final_activation: 'none' (MLP = W₂ GELU(W₁ h)) or 'gelu' (a GELU after W₂ too, the
       companion code's block; ``models/block.py``).
+    weight_init: 'flax' (LeCun normal kernels, zero biases) or 'torch' (PyTorch's defaults, the
+      companion code's), for every weight outside the PE (``models/weight_init.py``).
     causal: a decoder: token i attends to tokens j ≤ i only (``attention.causal_mask``), so the
       output at i ignores every token after i (PEs that read later tokens are refused,
       ``config_validation``).
@@ -85,6 +87,7 @@ class Encoder(nn.Module):
   norm: str = "post"
   mlp_final_activation: str = "none"
   causal: bool = False
+  weight_init: str = "flax"
   dtype: jnp.dtype = jnp.float32
   # Out-of-distribution probe: Gaussian noise of this sd added to the input of every block
   # (needs an rng stream 'noise' when > 0).
@@ -125,7 +128,9 @@ class Encoder(nn.Module):
       tokens_BNF, positions = with_readout_token(tokens_BNF, positions)
     # A PE that cannot serve these positions fails here, at trace time, with one ConfigError line.
     self.pe.check(positions, self.pe_blocks())
-    embed = DenseWeights((self.width,), dtype=self.dtype, name="embed")(tokens_BNF.shape[-1])
+    embed_init = weight_init.linear(self.weight_init, tokens_BNF.shape[-1])
+    embed = DenseWeights((self.width,), dtype=self.dtype, kernel_init=embed_init[0],
+                         bias_init=embed_init[1], name="embed")(tokens_BNF.shape[-1])
     tokens_BNF = tokens_BNF.astype(self.dtype)
     x_BNW = project(tokens_BNF, *embed)
     for b in range(self.depth):
@@ -143,7 +148,10 @@ class Encoder(nn.Module):
       else:
         x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype,
                       self.mlp_final_activation, self.causal, name=f"block_{b}")(x_BNW, terms)
+    head_init = weight_init.linear(self.weight_init, self.width)
+    head = nn.Dense(self.num_outputs, kernel_init=head_init[0], bias_init=head_init[1],
+                    name="head")
     if self.readout == "tokens":
-      return nn.Dense(self.num_outputs, name="head")(x_BNW).astype(jnp.float32)
-    return nn.Dense(self.num_outputs, name="head")(
+      return head(x_BNW).astype(jnp.float32)
+    return head(
         pool(x_BNW, self.readout, query_index_B)).astype(jnp.float32)

@@ -115,7 +115,8 @@ class ShortcutBlock(Block):
   def __call__(self, x_BNW, terms: PositionalTerms, rows: slice | None = None,
                x_affine: Affine | None = None):
     """[B, N, W] → [B, rows, W]."""
-    attention = ShortcutAttention(self.num_heads, self.dtype, self.causal, name="attention")
+    attention = ShortcutAttention(self.num_heads, self.dtype, self.causal, self.weight_init,
+                                  name="attention")
     x_rows = x_BNW if rows is None else x_BNW[:, rows]
     ln_attn, ln_mlp = self.layer_norms()
     if self.norm == "post":
@@ -137,5 +138,6 @@ def encoder_block(encoder, b: int, x_BNW, terms: PositionalTerms, tokens_BNF, em
     x_affine = Affine(tokens_BNF, embed[0], embed[1] if terms.add is None else
                       embed[1] + terms.add.astype(encoder.dtype))
   return ShortcutBlock(encoder.num_heads, encoder.mlp_ratio, encoder.norm, encoder.dtype,
-                       encoder.mlp_final_activation, encoder.causal, name=f"block_{b}")(
+                       encoder.mlp_final_activation, encoder.causal, encoder.weight_init,
+                       name=f"block_{b}")(
                            x_BNW, terms, rows, x_affine)

@@ -31,7 +31,8 @@ RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps", "train.model
 # the human puzzles from its next eval on.
 ADDED_FIELDS = {"model.kind": "transformer", "model.bidirectional": False, "optim.name": "adamw",
                 "optim.momentum": 0.9, "data.generator": "reveal", "data.eval_puzzles": "human",
-                "model.mlp_final_activation": "none", "model.causal": False}
+                "model.mlp_final_activation": "none", "model.causal": False,
+                "model.weight_init": "flax"}
 
 
 def with_added_fields(config_dict: dict) -> dict:

@@ -7,6 +7,7 @@ import math
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.baselines import MODEL_KINDS, check_baseline
 from learnpe_jax.models.block import MLP_FINAL_ACTIVATIONS
+from learnpe_jax.models.weight_init import WEIGHT_INITS
 from learnpe_jax.models.encoder import NORMS, READOUTS
 from learnpe_jax.pe.placement import PE_PLACEMENTS, PE_SHARING
 from learnpe_jax.pe.registry import REGISTRY, check_pe_for_task, get_spec, pe_kwargs
@@ -50,6 +51,7 @@ def validate(config) -> None:
     raise ConfigError("model.bidirectional", m.bidirectional, "True or False")
   check_baseline(kind, m.pe.name, spec.mechanism, m.readout)  # e.g. an LSTM takes add PEs only
   _choice(config, "model.mlp_final_activation", MLP_FINAL_ACTIVATIONS)
+  _choice(config, "model.weight_init", WEIGHT_INITS)
   if not isinstance(m.causal, bool):
     raise ConfigError("model.causal", m.causal, "True or False")
   if m.causal and kind != "transformer":

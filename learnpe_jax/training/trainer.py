@@ -47,6 +47,7 @@ def build_model(config, task: TaskData, pe_init_scale=1.0):
                  mlp_ratio=m.mlp_ratio, num_outputs=task.num_outputs, readout=m.readout,
                  pe_placement=m.pe_placement, pe_sharing=m.pe_sharing, norm=m.norm,
                  mlp_final_activation=m.mlp_final_activation, causal=m.causal,
+                 weight_init=m.weight_init,
                  dtype=jnp.dtype(m.dtype), exact_shortcuts=m.exact_shortcuts)
 
 
