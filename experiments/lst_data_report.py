@@ -2,11 +2,11 @@
 
     python -m experiments.lst_data_report [--num_per_level=3000] [--seed=0] [--test_fraction=0.1]
 
-For each generator of ``latin_square_tfds`` ('reveal', this project's default, and 'pluck', the
-companion code's way) at the default size, loaded through ``latin_square_tfds.load`` (so the cache
+For each generator of ``tasks/lst/tfds_builder.py`` ('reveal', this project's default, and 'pluck', the
+companion code's way) at the default size, loaded through its ``load`` (so the cache
 under ``--data_dir`` is shared with training runs): puzzles per split and level; test puzzles that
 also occur in training, exactly and up to the 8 symmetries of the square and a renaming of the
-shapes (``lst_overlap``); givens (shapes shown) per puzzle; how many test puzzles are among the 108
+shapes (``tasks/lst/overlap.py``); givens (shapes shown) per puzzle; how many test puzzles are among the 108
 puzzles of the human experiment (up to symmetry); how many puzzles the companion's solver
 (``latin_square.companion_level``) labels with their own level and answer. For the human 108: givens
 per level and the solver's labels. Also the time each generator takes (fresh, in this process).
@@ -16,7 +16,6 @@ Writes ``<out>/table.md`` and ``<out>/table.json``.
 from __future__ import annotations
 
 import argparse
-import importlib.resources
 import json
 import os
 import time
@@ -28,8 +27,8 @@ from experiments.results_doc import splice_results_section
 from learnpe_jax.tasks.lst import generate as ls
 from learnpe_jax.tasks.lst import overlap as lst_overlap, puzzle_csv
 from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds
+from learnpe_jax.tasks.lst.task import human_puzzles_path
 
-HUMAN_RESOURCE = "data/lst_human_108.csv"  # under the package learnpe_jax.tasks
 
 
 def parse_args(argv=None):
@@ -44,11 +43,10 @@ def parse_args(argv=None):
 
 def load_human() -> dict | None:
   """The 108 human-experiment puzzles with levels (0/1/2), or None when the package lacks them."""
-  resource = importlib.resources.files("learnpe_jax.tasks").joinpath(HUMAN_RESOURCE)
-  if not resource.is_file():
+  path = human_puzzles_path()
+  if not os.path.isfile(path):
     return None
-  with importlib.resources.as_file(resource) as path:
-    human = puzzle_csv.read_puzzles(str(path))
+  human = puzzle_csv.read_puzzles(path)
   human["level"] = np.array([ls.LEVELS.index(c) for c in human["condition"]], np.int8)
   return human
 
