@@ -156,11 +156,27 @@ def _job(task: str, name: str, pe: str, **overrides) -> Job:
              overrides=tuple((fields | overrides).items()))
 
 
+def length_overrides(task: str, pe: str) -> dict:
+  """A clipped relative PE on a length task gets one entry per offset a training sequence has
+  (``max_distance`` = its longest training sequence − 1; the catalogue's default, 4 or 8, suits
+  the 4×4 grid), so the offsets it never saw in training are exactly those of the longer test
+  sequences, clipped to the edge entry. T5's log buckets keep their defaults (32, up to 128)."""
+  from learnpe_jax.pe.registry import default_pe_config
+  from learnpe_jax.tasks.lengthgen.generate import sequence_length
+  fields = default_pe_config(pe)
+  if fields.get("bucket") != "clip":
+    return {}
+  import configs.length1d
+  longest = sequence_length(task, configs.length1d.get_config().data.max_train_length)
+  return {"model.pe.max_distance": longest - 1}
+
+
 def rows(task: str) -> list[Row]:
   """The task's rows in catalogue order (the module docstring says which PEs each task takes)."""
   out = []
   if task in LENGTH_TASKS:
-    return [Row(name, name, _job(task, name, name)) for name in LENGTH_PES]
+    return [Row(name, name, _job(task, name, name, **length_overrides(task, name)))
+            for name in LENGTH_PES]
   for name, spec in REGISTRY.items():
     equals = COINCIDE[task].get(name)
     if task == "lst":
