@@ -370,7 +370,9 @@ def _claim1_table(conditions: list[dict]) -> list[str]:
   return lines
 
 
-def markdown(conditions: list[dict], verdict: dict, wall: dict) -> str:
+def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = "") -> str:
+  """The results section; ``findings``: the reading of the results, written by hand after the
+  runs (``findings.md`` beside the kept records)."""
   cmd = "python -m experiments.companion"
   companion = [c for c in conditions if c["data"] == "companion" and c["variant"] == CURRENT]
   pluck = [c for c in conditions if c["data"] == "pluck"]
@@ -425,6 +427,8 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict) -> str:
   if pluck:
     lines += ["", "## Second block: regenerated puzzles (`data.generator='pluck'`, made the "
               "companion code's way), the current model", "", *_accuracy_table(pluck, None)]
+  if findings:
+    lines += ["", "## What the results say", "", findings.strip()]
   lines += ["", "![curves](figure.png)", "",
             "Wall time per piece (training, as its `train.log` gives it; two models per piece on "
             "2 cores unless noted; pieces that ran beside other work are slower):", ""]
@@ -526,7 +530,9 @@ def tabulate(root: str, results: str = RESULTS) -> str:
   verdict = {"side_by_side": side_by_side(conditions),
              "variants": {v: variant_verdict(models, v) for v in (TOKEN_GELU, FLAX)},
              "claims": claim_verdicts(conditions), "mechanism": mechanism(models)}
-  text = markdown(conditions, verdict, wall_times(root, results))
+  findings_path = os.path.join(results, "findings.md")
+  findings = open(findings_path).read() if os.path.exists(findings_path) else ""
+  text = markdown(conditions, verdict, wall_times(root, results), findings)
   with open(os.path.join(results, "table.md"), "w") as f:
     f.write(text)
   with open(os.path.join(results, "table.json"), "w") as f:
