@@ -14,6 +14,11 @@ are shared by the heads ([N, N, Dh]) or per head ([H, N, N, Dh]).
 ``attend`` applies the terms, given the queries and how they meet the keys and values
 (``Contractions``: q·k, u·k and p·v); it is the only place that reads them, so a new hook is
 written there once. ``models/shortcuts.py`` calls it with contractions that never form k and v.
+
+``attend_with_terms(q, k, v, terms)`` is the public entry for a model of one's own
+(docs/library.md): the rotation and then ``attend``, exactly what ``SelfAttention`` runs between
+its projections. ``terms.add`` is the one field it leaves alone: it belongs to the block input,
+``x + terms.add`` before the projections (as the encoder does).
 """
 
 from __future__ import annotations
@@ -91,6 +96,31 @@ def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype,
   return out_BQHK
 
 
+def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
+                      terms: PositionalTerms, *, causal: bool = False,
+                      dtype=jnp.float32) -> jax.Array:
+  """Attention with every positional term of ``terms`` except ``add``: the formula at the top of
+  this module, the code the project's encoder runs (``SelfAttention``).
+
+  Args:
+    q_BNHK, k_BNHK, v_BNHK: queries, keys and values [B, N, H, Dh], projected from the block
+      input (to which ``terms.add``, if set, was added first).
+    terms: what a PE returned for this block (``learnpe_jax.pe.PositionalTerms``): ``rotate``
+      turns q and k; ``rel_k``, ``content_bias``, ``logit_bias`` and ``pos_logits`` enter the
+      logits, ``content_logits=False`` drops q·k from them; ``probs_scale`` multiplies the
+      probabilities; ``rel_v`` enters the output. Unset fields cost nothing.
+    causal: query i sees keys j ≤ i only (a decoder; ``causal_mask``).
+    dtype: the dtype of the logits and probabilities outside the softmax (which runs in float32).
+
+  Returns:
+    out [B, N, H, Dh], before the output projection.
+  """
+  if terms.rotate is not None:
+    q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
+  mask = causal_mask(q_BNHK.shape[1]) if causal else None
+  return attend(q_BNHK, terms, key_value_contractions(k_BNHK, v_BNHK), dtype, mask)
+
+
 class SelfAttention(nn.Module):
   """Self-attention over N tokens; ``causal``: query i attends keys j ≤ i only (a decoder)."""
 
@@ -106,10 +136,8 @@ class SelfAttention(nn.Module):
     (wq_WHK, bq_HK), (wk_WHK, _), (wv_WHK, bv_HK) = self.projection_weights(width)
     q_BNHK, k_BNHK = project(x_BNW, wq_WHK, bq_HK), project(x_BNW, wk_WHK)
     v_BNHK = project(x_BNW, wv_WHK, bv_HK)
-    if terms.rotate is not None:
-      q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
-    mask = causal_mask(x_BNW.shape[1]) if self.causal else None
-    out_BNHK = attend(q_BNHK, terms, key_value_contractions(k_BNHK, v_BNHK), self.dtype, mask)
+    out_BNHK = attend_with_terms(q_BNHK, k_BNHK, v_BNHK, terms, causal=self.causal,
+                                 dtype=self.dtype)
     return self.output_projection(out_BNHK, width)
 
   def projection_weights(self, width: int):

@@ -1,4 +1,23 @@
-"""The PE catalogue: ``registry.REGISTRY`` by name; ``python -m learnpe_jax.pe`` prints it."""
+"""The PE catalogue, and the library to use any of its PEs in a Flax model of one's own
+(docs/library.md). Importing it needs jax, flax and numpy only.
+
+    from learnpe_jax import pe
+    rope = pe.make("rope_axial", width=64, num_heads=4, num_tokens=64)   # a Flax module
+    terms = rope(pe.grid_positions((8, 8)), 0)                           # PositionalTerms
+    # x = x + terms.add (when set); then, between your projections and your output projection:
+    # out = learnpe_jax.models.attention.attend_with_terms(q, k, v, terms)
+
+``names()`` lists the PEs; ``python -m learnpe_jax.pe`` prints the catalogue. ``register`` adds a
+PE (docs/adding_a_pe.md). ``build_pe`` / ``default_pe_config`` are the config path the trainer
+uses (``config.model.pe``; they import ml_collections only when called).
+"""
 
 from learnpe_jax.pe.base import PositionalTerms
-from learnpe_jax.pe.registry import REGISTRY, build_pe, default_pe_config, get_spec
+from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.registry import (REGISTRY, build_pe, default_pe_config, get_spec, make, names,
+                                     register)
+from learnpe_jax.pe.token_positions import Positions, grid_positions, sequence_positions
+
+__all__ = ["PositionalTerms", "PositionalEncoding", "Positions", "REGISTRY", "build_pe",
+           "default_pe_config", "get_spec", "grid_positions", "make", "names", "register",
+           "sequence_positions"]

@@ -21,21 +21,30 @@ RotateFn = Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array]]
 
 @flax.struct.dataclass
 class PositionalTerms:
-  """What one PE contributes to one block; every field is optional.
+  """What one PE contributes to one block; every field is optional (None: the PE has no such
+  term). With your own model (docs/library.md) you apply them in two places: ``add`` to the block
+  input, everything else inside attention through ``learnpe_jax.models.attention
+  .attend_with_terms(q, k, v, terms)``, the code the project's encoder runs. Shapes: N tokens, W
+  width, H heads, Dh = W / H; q_i, k_j, v_j one head's query, key and value.
 
   Attributes:
-    add: [N, W] (or [B, N, W] for conditional PEs) added to the block input (absolute PEs).
-    logit_bias: [H, N, N] added to attention logits (ALiBi, T5, distance biases).
-    rotate: q, k -> q, k (rotary family).
-    rel_k: [N, N, Dh] or per head [H, N, N, Dh]: logits_ij += q_i · rel_k_ij / sqrt(Dh)
-      (Shaw, XL, iRPE contextual).
+    add: [N, W] (or [B, N, W] for conditional PEs) a vector per token added to the block input,
+      x ← x + add, before the attention's projections (absolute PEs: learned tables, sinusoids).
+    logit_bias: [H, N, N] added to the attention logits, a_ij += logit_bias_ij, after the
+      1/sqrt(Dh) scaling (ALiBi, T5, distance biases).
+    rotate: a function (q, k) -> (q, k) on [B, N, H, Dh] arrays, applied before q·k (the rotary
+      family: RoPE, axial RoPE, xPos). Static (not a pytree leaf).
+    rel_k: [N, N, Dh] or per head [H, N, N, Dh] relative embeddings in keys:
+      a_ij += q_i · rel_k_ij / sqrt(Dh) (Shaw, XL, iRPE contextual).
     rel_v: [N, N, Dh] or [H, N, N, Dh] relative embeddings in values: out_i += Σ_j p_ij rel_v_ij.
-    content_bias: [H, Dh] a global query-side bias on keys: logits_ij += u_h · k_j / sqrt(Dh)
+    content_bias: [H, Dh] a global query-side bias on keys: a_ij += u_h · k_j / sqrt(Dh)
       (Transformer-XL's u).
-    probs_scale: [H, N, N] multiplies attention probabilities after softmax (URPE).
-    pos_logits: [H, N, N] untied positional attention logits (TUPE, DIET, positional attention).
+    probs_scale: [H, N, N] multiplies the attention probabilities after softmax, p_ij ← p_ij ·
+      probs_scale_ij (URPE; the rows then need not sum to 1).
+    pos_logits: [H, N, N] untied positional attention logits, added like ``logit_bias`` (TUPE,
+      DIET, positional attention).
     content_logits: False drops q·k from the logits, so attention weights come from the positional
-      terms alone (positional attention, 2410.01686).
+      terms alone (positional attention, 2410.01686). Static.
   """
 
   add: jax.Array | None = None

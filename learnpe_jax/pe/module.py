@@ -9,9 +9,9 @@ parameters that σ scales in its class attribute ``scaled_params``. They are of 
     so σ → 0 recovers the paper's init exactly.
 Other parameters (MLP hidden layers, LayerNorms) use Flax's defaults; each docstring says which.
 
-Note: the field ``init`` (the initializer family, ``config.model.pe.init``) shadows
-``nn.Module.init`` on a PE instance; to initialise a PE on its own call
-``nn.Module.init(pe, key, positions, block_index)`` (inside an Encoder nothing changes).
+The initializer family is the field ``init_family``; a config spells it ``model.pe.init`` (the
+key recorded runs hold; ``registry.CONFIG_KEYS``). It is not called ``init``, which would shadow
+``nn.Module.init``: ``pe.init(key, positions, block_index)`` initialises a PE on its own.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ class PositionalEncoding(nn.Module):
     width: model width W.
     num_heads: attention heads H.
     num_tokens: N.
-    init: initializer family of learnable parameters (see ``initializers.py``).
+    init_family: initializer family of learnable parameters (see ``initializers.py``); the config
+      key ``model.pe.init``.
     init_scale: σ, multiplies the unit-scale draw; a per-model traced scalar under vmap.
     native_scale: use the family's own scale (e.g. exact Glorot) instead of unit variance.
   """
@@ -52,7 +53,7 @@ class PositionalEncoding(nn.Module):
   width: int
   num_heads: int
   num_tokens: int
-  init: str = "normal"
+  init_family: str = "normal"
   init_scale: Any = 1.0
   native_scale: bool = False
 
@@ -86,7 +87,7 @@ class PositionalEncoding(nn.Module):
 
   def scaled_init(self, fan_in: int | None = None):
     """σ · unit_draw(init family) [· 1/sqrt(fan_in)]."""
-    init = scaled_initializer(self.init, self.init_scale, self.native_scale)
+    init = scaled_initializer(self.init_family, self.init_scale, self.native_scale)
     if fan_in is None:
       return init
     return lambda key, shape, dtype=jnp.float32: init(key, shape, dtype) / math.sqrt(fan_in)

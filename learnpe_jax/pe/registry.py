@@ -1,17 +1,19 @@
 """The PE registry: every PE by name, with its config fields and catalogue entry.
 
 ``config.model.pe`` is a ConfigDict holding ``name`` and the PE's fields (those of its module class,
-with this name's presets). ``default_pe_config(name)`` builds it; ``build_pe`` turns it into a module
-(and a PE that composes another, learned coordinates' field ``inner``, gets that PE built in).
-``python -m learnpe_jax.pe`` prints the catalogue (``catalogue_rows``).
+with this name's presets; ``CONFIG_KEYS`` names the one field a config spells differently).
+``default_pe_config(name)`` builds it; ``build_pe`` turns it into a module, and ``make`` does the
+same from plain keyword arguments (the library's way, ``docs/library.md``; no ConfigDict, so this
+module imports no ml_collections until ``default_pe_config`` is called). A PE that composes
+another (learned coordinates' field ``inner``) gets that PE built in. ``register`` adds a PE, also
+from outside the package (``docs/adding_a_pe.md``). ``python -m learnpe_jax.pe`` prints the
+catalogue (``catalogue_rows``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
-
-import ml_collections
+from typing import Any, Mapping
 
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.pe import (absolute, biases, conv, learned_coords, post_softmax, relative, rotary,
@@ -22,6 +24,22 @@ from learnpe_jax.pe.placement import pe_block_indices
 
 # Fields every PE module has that come from the model, not from config.model.pe.
 _MODEL_FIELDS = ("width", "num_heads", "num_tokens", "init_scale", "parent", "name")
+# Config keys that differ from the module field they set: config key → module field. The
+# initializer family was the module field ``init`` until it shadowed ``nn.Module.init``; configs,
+# recorded runs (their config.json) and command-line overrides keep the key ``model.pe.init``.
+# ``pe_kwargs`` (and so ``make``) takes either spelling.
+CONFIG_KEYS = {"init": "init_family"}
+_KEY_OF_FIELD = {field: key for key, field in CONFIG_KEYS.items()}
+
+
+def _config_spelling(fields: Mapping[str, Any]) -> dict[str, Any]:
+  """``fields`` with module field names turned into their config keys (``CONFIG_KEYS``)."""
+  return {_KEY_OF_FIELD.get(k, k): v for k, v in fields.items()}
+
+
+def _module_spelling(fields: Mapping[str, Any]) -> dict[str, Any]:
+  """``fields`` with config keys turned into the module field names they set."""
+  return {CONFIG_KEYS.get(k, k): v for k, v in fields.items()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,12 +81,15 @@ class PESpec:
     return "σ·init: " + ", ".join(p.rstrip("_") for p in self.module.scaled_params)
 
   def config_fields(self) -> dict[str, Any]:
-    fields = {f.name: f.default for f in dataclasses.fields(self.module)
-              if f.name not in _MODEL_FIELDS and f.default is not dataclasses.MISSING}
+    """The PE's config fields (``config.model.pe`` beside ``name``) with this name's defaults,
+    spelled as a config spells them (``CONFIG_KEYS``)."""
+    fields = _config_spelling({f.name: f.default for f in dataclasses.fields(self.module)
+                               if f.name not in _MODEL_FIELDS
+                               and f.default is not dataclasses.MISSING})
     if not self.learnable:
       fields.pop("init", None)
       fields.pop("native_scale", None)
-    fields.update(self.preset)
+    fields.update(_config_spelling(self.preset))
     return fields
 
 
@@ -76,6 +97,9 @@ REGISTRY: dict[str, PESpec] = {}
 
 
 def register(name: str, module: type[PositionalEncoding], summary: str, **preset) -> None:
+  """Add PE ``name``: the module class, a one-line summary for the catalogue, and the field values
+  this name fixes (``preset``, e.g. ``coordinates='index'``). Works from outside the package too
+  (``docs/adding_a_pe.md``); a name registered twice is an error."""
   if name in REGISTRY:
     raise ValueError(f"PE {name!r} registered twice")
   REGISTRY[name] = PESpec(name, module, summary, preset)
@@ -156,16 +180,30 @@ def get_spec(name: str) -> PESpec:
   return REGISTRY[name]
 
 
-def default_pe_config(name: str) -> ml_collections.ConfigDict:
-  """config.model.pe for PE ``name`` with its default fields."""
+def default_pe_config(name: str):
+  """config.model.pe (an ``ml_collections.ConfigDict``) for PE ``name`` with its default fields."""
+  import ml_collections  # here, so that the library (``make``) needs no ml_collections
   return ml_collections.ConfigDict({"name": name, **get_spec(name).config_fields()})
 
 
 def pe_kwargs(pe_config) -> dict[str, Any]:
-  """Validated module kwargs from config.model.pe; unknown fields are an error."""
-  spec = get_spec(pe_config.name)
+  """Validated module kwargs (module field names) from config.model.pe (a ConfigDict or a dict with
+  ``name``); unknown fields are an error. A field may be given by its config key or by its module
+  field name (``CONFIG_KEYS``: ``init`` or ``init_family``), not both."""
+  return _fields_to_kwargs(pe_config["name"], {k: v for k, v in dict(pe_config).items()
+                                               if k != "name"})
+
+
+def _fields_to_kwargs(name: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+  spec = get_spec(name)
   allowed = spec.config_fields()
-  given = {k: v for k, v in dict(pe_config).items() if k != "name"}
+  given = dict(fields)
+  for key, field in CONFIG_KEYS.items():
+    if field in given:
+      if key in given and given[key] != given[field]:
+        raise ConfigError(f"model.pe.{field}", given[field],
+                          f"one value for one field: model.pe.{key}={given[key]!r} is its old name")
+      given[key] = given.pop(field)
   for key, value in given.items():
     if key not in allowed:
       raise ConfigError(f"model.pe.{key}", value,
@@ -183,7 +221,7 @@ def pe_kwargs(pe_config) -> dict[str, Any]:
   kwargs = {**allowed, **given}
   if "inner" in kwargs:
     inner_spec(kwargs["inner"])
-  return kwargs
+  return _module_spelling(kwargs)
 
 
 def inner_spec(name) -> PESpec:
@@ -196,21 +234,53 @@ def inner_spec(name) -> PESpec:
   return REGISTRY[name]
 
 
-def build_pe(pe_config, *, width: int, num_heads: int, num_tokens: int,
-             init_scale: Any = 1.0) -> PositionalEncoding:
-  """The PE module of config.model.pe. A field ``inner`` (learned coordinates) becomes that PE,
-  with its registered defaults and this PE's σ and initializer family."""
-  spec = get_spec(pe_config.name)
-  kwargs = pe_kwargs(pe_config)
+def make(name: str, /, *, width: int, num_heads: int, num_tokens: int, init_scale: Any = 1.0,
+         **fields) -> PositionalEncoding:
+  """PE ``name`` of the catalogue as a Flax module, from plain keyword arguments.
+
+  Args:
+    name: a registered PE (``names()``; the catalogue, docs/pe_catalogue.md).
+    width: the model width W (what ``add`` adds to); ``width // num_heads`` is the head dim Dh.
+    num_heads: H, the attention heads that per-head terms are made for.
+    num_tokens: N, the tokens per example (the rows of learned tables; indices must be < N).
+    init_scale: σ, which multiplies the unit-scale draw of the PE's learnable parameters (docs/
+      design.md, "σ, a per-model array"); may be a traced scalar. Fixed PEs ignore it.
+    **fields: the PE's own fields (``get_spec(name).config_fields()``, e.g. ``init_family``,
+      ``max_distance``); the rest keep their registered defaults. Unknown fields, and fields that
+      the name fixes, raise a one-line ``ConfigError`` (a ValueError).
+
+  Returns:
+    An unbound module ``pe(positions, block_index, x_BNW=None) -> PositionalTerms``: built inside
+    a compact method of your model it is your model's submodule (its parameters under its name).
+    ``block_index`` selects the block's own parameters (one PE per block), so ask with 0 for a
+    PE shared by all blocks.
+  """
+  spec = get_spec(name)
+  kwargs = _fields_to_kwargs(name, fields)
   model_fields = dict(width=width, num_heads=num_heads, num_tokens=num_tokens,
                       init_scale=init_scale)
   if "inner" in kwargs:
     inner = inner_spec(kwargs["inner"])
-    inner_fields = {**inner.config_fields(), "init": kwargs["init"],
-                    "native_scale": kwargs["native_scale"]}
-    # parent=None: the outer PE adopts it as its submodule 'inner', wherever build_pe is called.
+    inner_fields = {**_module_spelling(inner.config_fields()),
+                    "init_family": kwargs["init_family"], "native_scale": kwargs["native_scale"]}
+    # parent=None: the outer PE adopts it as its submodule 'inner', wherever it is built.
     kwargs["inner"] = inner.module(**model_fields, **inner_fields, parent=None)
   return spec.module(**model_fields, **kwargs)
+
+
+def build_pe(pe_config, *, width: int, num_heads: int, num_tokens: int,
+             init_scale: Any = 1.0) -> PositionalEncoding:
+  """The PE module of config.model.pe (``make`` with the config's name and fields). A field
+  ``inner`` (learned coordinates) becomes that PE, with its registered defaults and this PE's σ
+  and initializer family."""
+  fields = {k: v for k, v in dict(pe_config).items() if k != "name"}
+  return make(pe_config["name"], width=width, num_heads=num_heads, num_tokens=num_tokens,
+              init_scale=init_scale, **fields)
+
+
+def names() -> list[str]:
+  """Every registered PE name, in catalogue order."""
+  return list(REGISTRY)
 
 
 def check_pe_for_task(config, positions) -> None:

@@ -43,8 +43,9 @@ class TUPE(PositionalEncoding):
     logits_HNN = jnp.einsum("nhk,mhk->hnm", proj("pos_query"), proj("pos_key"))
     logits_HNN = logits_HNN / math.sqrt(self.logit_scale * dh)
     if self.relative:
-      t5 = T5Bias(width=self.width, num_heads=h, num_tokens=self.num_tokens, init=self.init,
-                  init_scale=self.init_scale, native_scale=self.native_scale,
+      t5 = T5Bias(width=self.width, num_heads=h, num_tokens=self.num_tokens,
+                  init_family=self.init_family, init_scale=self.init_scale,
+                  native_scale=self.native_scale,
                   name=f"t5_{block_index}")
       logits_HNN = logits_HNN + t5(positions, block_index).logit_bias
     return PositionalTerms(pos_logits=logits_HNN, content_logits=self.content_logits)
