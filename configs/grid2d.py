@@ -5,9 +5,10 @@ Variants (comma-separated, combinable):
            (``experiments/cpu_default.py``, RESULTS.md "Probes for a CPU default"): puzzles made the
            companion's way (``data.generator='pluck'``), width 64, 4 blocks, lr 3e-4, 4,000 steps,
            σ ∈ {0.1, 0.2, 0.5, 1, 1.5, 2} × 3 seeds.
-  reduced  the first CPU default, which every claim of RESULTS.md and the earlier probes ran from:
-           puzzles revealed at random (``'reveal'``), width 64, 2 blocks, lr 1e-3, 3,000 steps,
-           σ ∈ {0.01, 0.03, 0.1, 0.3, 1, 3} × 3 seeds.
+  reduced  the first CPU default, the model the LST claims of RESULTS.md and the earlier probes ran
+           (the claims at 2,000 steps and 5 seeds, ``experiments/claims/jobs.py``): puzzles revealed
+           at random (``'reveal'``), width 64, 2 blocks, lr 1e-3, 3,000 steps, σ ∈ {0.01, 0.03,
+           0.1, 0.3, 1, 3} × 3 seeds.
   smoke    a sub-minute run for tests (the ``reduced`` model): 2 σ × 2 seeds, a small dataset, a
            few hundred steps.
   paper    the companion study's scale: width 160, 4 blocks, lr 1e-4, 15 seeds, 20 σ, ~250k steps.
@@ -48,7 +49,7 @@ def get_config(arg=None):
   # Companion: width 160, 4 blocks, lr 1e-4 (too slow for a CPU budget).
   config.model = common.model(variants, width=64, depth=4, mlp_ratio=4, readout="last")
   config.optim = common.optim(learning_rate=3e-4)
-  # Models share the machine as the platform suits (README, Performance): train.models_per_group
+  # Models share the machine as the platform suits (docs/performance.md): train.models_per_group
   # and train.parallel_streams None.
   config.train = common.train(batch_size=128, num_steps=4000, chunk_steps=100, eval_every=500,
                               log_every=100, eval_batch_size=1024)

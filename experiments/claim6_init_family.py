@@ -55,7 +55,8 @@ CLAIM = Claim(
     name="init_family", number=6,
     title="LST: the init family matters, not only its scale",
     statement="At matched init norm, the distribution the learned PE is drawn from (normal, "
-              "uniform, Glorot, orthogonal) changes what it learns and how well it generalises.",
+              "uniform, orthogonal, truncated normal; Glorot-uniform at matched norm is the "
+              "uniform family) changes what it learns and how well it generalises.",
     setting="`configs/grid2d.py:reduced` with `--config.model.pe.init=FAMILY` (width 64, 2 blocks, lr 1e-3), "
             "2,000 steps, σ = 0.1, seeds 0–4 per family.",
     jobs=(jobs.LST_LEARNED,) + jobs.LST_FAMILIES, columns=COLUMNS, verdict=verdict,

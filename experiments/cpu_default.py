@@ -174,7 +174,7 @@ def tabulate(root: str) -> str:
                    + " together (the same setting, different seeds).", "",
                    report.format_table(summaries[name]), "", aim_line(summaries[name]["models"]),
                    ""]
-  sections += ["## So far", ""] + conclusion(root) + [""]
+  sections += ["## Which probes meet the aim", ""] + conclusion(root) + [""]
   text = "\n".join(sections)
   with open(os.path.join(RESULTS, "table.md"), "w") as f:
     f.write(text)

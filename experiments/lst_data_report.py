@@ -107,11 +107,11 @@ def render(report: dict, args) -> str:
       "# LST data: the two generators, train/test overlap",
       "",
       f"`python -m experiments.lst_data_report` — {args.num_per_level:,} puzzles per level, data "
-      f"seed {args.seed}, test fraction {args.test_fraction} (through `latin_square_tfds.load`). "
+      f"seed {args.seed}, test fraction {args.test_fraction} (through `tasks/lst/tfds_builder.py`'s `load`). "
       "'reveal' is this project's generator (random reveal, own levels, deduplicated, stratified "
       "split); 'pluck' is the companion code's (minimal hidden-single puzzles, the companion's "
       "solver, duplicates kept, plain `train_test_split`). *Up to symmetry*: the 8 symmetries of "
-      "the square and any renaming of the 4 shapes (`learnpe_jax/tasks/lst_overlap.py`).",
+      "the square and any renaming of the 4 shapes (`learnpe_jax/tasks/lst/overlap.py`).",
       "",
       "Generation time (one process, fresh): " + ", ".join(
           f"{k} {v:.1f} s" for k, v in report["generation_seconds"].items()) + ".",

@@ -17,8 +17,10 @@ arXiv 2406.08272, and this project's network and brain experiments), the command
 table and figure, and a verdict computed from the numbers by the rule in the claim's script
 (`experiments/claim*.py`): **holds** / **holds partly** / **does not hold at this scale**. Tables
 give the mean over 5 seeds and a 95% Student-t interval; comparisons use Welch's t-test (one-sided,
-p < 0.05) or a one-way ANOVA. The runs are CPU-sized: the 18 jobs (145 models: 2,000 steps on
-the LST and brain, 1,500 on the network, 10 LST models to 6,000) trained in about 1 h 40 min on a
+p < 0.05) or a one-way ANOVA; what a PE learned (RSA, layout R², module ARI) is judged on each
+model's change from its own init draw. The runs are CPU-sized: the 18 jobs (145 models: 2,000
+steps on the LST and the generated brain control, 8,000 on the real brain data, 1,500 on the
+network, 10 LST models to 6,000) trained in about 1 h 40 min on a
 2-core CPU with `--lanes=2` (one job per core), measured while other work shared the machine. Each
 claim prints its study-scale jobs for a GPU or TPU with `--scale=paper --print`. Negative results
 stay in.

@@ -2,8 +2,9 @@
 
 CPU scale (``cpu_overrides``): the default model of each config (LST: the ``reduced`` variant of
 ``configs/grid2d.py``, the first CPU default: puzzles revealed at random, width 64, 2 blocks, lr 1e-3,
-batch 128), 5 seeds, LST 2,000 steps (the default config's 3,000 cut to fit the six claims in about
-an hour of a 2-core CPU; a first probe, 5 σ × 2 seeds at width 64, used 2,400). Paper scale: the
+batch 128), 5 seeds, LST 2,000 steps (the ``reduced`` variant's 3,000 cut so that the 18 jobs of the
+six claims train in about 1 h 40 min on 2 CPU cores, two jobs at a time, with other work sharing the
+machine; a first probe, 5 σ × 2 seeds at width 64, used 2,400). Paper scale: the
 ``:paper`` variant of the same config (the study's 20 σ × 15 seeds, width 160, 4 blocks) with the
 job's own overrides.
 """

@@ -23,7 +23,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-CPU_STREAMS = 2  # README, Performance
+CPU_STREAMS = 2  # docs/performance.md
 
 
 @dataclasses.dataclass(frozen=True)
