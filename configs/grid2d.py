@@ -2,9 +2,12 @@
 
 Variants (comma-separated, combinable):
   (none)   the CPU default, chosen to show the study's picture in under 20 minutes on 2 cores
-           (``experiments/cpu_default.py``, RESULTS.md "Probes for a CPU default"): puzzles made the
-           companion's way (``data.generator='pluck'``), width 64, 4 blocks, lr 3e-4, 4,000 steps,
-           σ ∈ {0.1, 0.2, 0.5, 1, 1.5, 2} × 3 seeds.
+           (``experiments/cpu_default.py``, RESULTS.md "Probes for a CPU default"): the companion's
+           own 9,000 puzzles and split (``data.generator='companion'``) with its weight init
+           (PyTorch's, ``model.weight_init='torch'``), width 64, 4 blocks, lr 3e-4, 4,000 steps,
+           σ ∈ {0.1, 0.2, 0.5, 1, 1.5, 2} × 3 seeds. (Before the probe ``companion_default`` met
+           the aim it trained on puzzles made the companion code's way, ``'pluck'``, with Flax's
+           init; the PE benchmark's LST rows ran there and pin those two fields.)
   reduced  the first CPU default, the model the LST claims of RESULTS.md and the earlier probes ran
            (the claims at 2,000 steps and 5 seeds, ``experiments/claims/jobs.py``): puzzles revealed
            at random (``'reveal'``), width 64, 2 blocks, lr 1e-3, 3,000 steps, σ ∈ {0.01, 0.03,
@@ -40,14 +43,15 @@ def get_config(arg=None):
   config.data.seed = 0              # puzzle generation and split
   config.data.scramble_cells = False  # feed the 16 cells in a fixed random order
   config.data.scramble_seed = 0
-  # 'pluck' (made the companion code's way) | 'reveal' (cells at random) | 'companion' (the
-  # companion's own 9,000 shipped puzzles and split; num_per_level and test_fraction fixed)
-  config.data.generator = "pluck"
+  # 'companion' (the companion's own 9,000 shipped puzzles and split; num_per_level and
+  # test_fraction fixed) | 'pluck' (made the companion code's way) | 'reveal' (cells at random)
+  config.data.generator = "companion"
   config.data.eval_puzzles = "human"  # also scored at every eval: 'human' (the 108 puzzles of the
   #                                     human experiment), a puzzle CSV path, or '' (none)
 
   # Companion: width 160, 4 blocks, lr 1e-4 (too slow for a CPU budget).
   config.model = common.model(variants, width=64, depth=4, mlp_ratio=4, readout="last")
+  config.model.weight_init = "torch"  # the companion code's (torch.nn's) initial weights
   config.optim = common.optim(learning_rate=3e-4)
   # Models share the machine as the platform suits (docs/performance.md): train.models_per_group
   # and train.parallel_streams None.
@@ -58,6 +62,7 @@ def get_config(arg=None):
 
   if variants.get("reduced") or variants.get("smoke"):
     config.data.generator = "reveal"
+    config.model.weight_init = "flax"
     config.model.depth = 2
     config.optim.learning_rate = 1e-3
     config.train.num_steps = 3000
