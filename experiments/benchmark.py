@@ -11,9 +11,10 @@ length-generalisation tasks, ≥ 3 seeds, with interpretability.
 
 One job is one PE (a *row*) on one task: its σ × seeds vmapped in one compiled program, run by
 ``experiments.runner`` in ``--root/TASK/ROW`` (default ``runs/benchmark``); a finished job (or one
-whose records the repo keeps) is skipped and an interrupted one resumes from its last checkpoint. A job's summary, metrics, config
-and wall time are kept under ``experiments/results/benchmark/TASK/ROW/`` (never its checkpoints),
-so the tables can be rebuilt from a fresh checkout. The reading of a task's results is written by
+whose records the repo keeps) is skipped and an interrupted one resumes from its last checkpoint.
+Every model's final record, with its job's wall time, is kept in
+``experiments/results/benchmark/records.jsonl`` (``experiments.records``; never checkpoints or
+curves), so the tables can be rebuilt from a fresh checkout. The reading of a task's results is written by
 hand, after its runs, in ``experiments/results/benchmark/TASK/findings.md``; ``--tabulate`` puts it
 under the task's tables.
 
@@ -72,7 +73,7 @@ import json
 import os
 import sys
 
-from experiments import REPO, RESULTS_DIR, cluster, length_curves, runner, stats
+from experiments import REPO, RESULTS_DIR, cluster, length_curves, records, runner, stats
 from experiments.runner import Job
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
@@ -197,19 +198,13 @@ def rows(task: str) -> list[Row]:
 # ---- tabulating ------------------------------------------------------------------------------
 
 
-def _read(path: str):
-  with open(path) as f:
-    return json.load(f)
-
-
-def row_records(task: str, row: Row, root: str) -> list[dict]:
-  """One record per σ of a finished row: the measures over seeds (``stats.over_seeds``)."""
-  where = runner.records(row.job, root, RESULTS)
-  if where is None:
+def row_records(task: str, row: Row, models: list[dict]) -> list[dict]:
+  """One record per σ of a finished row (its models among the study's ``models``, the rows of
+  ``experiments.records``): the measures over seeds (``stats.over_seeds``)."""
+  models = records.of_job(models, row.job)
+  if not models:
     return []
-  models = _read(os.path.join(where, "summary.json"))["models"]
-  wall_path = os.path.join(RESULTS, row.job.name, "wall.json")
-  wall = _read(wall_path) if os.path.exists(wall_path) else {}
+  wall = records.wall(models) or {}
   score = BUDGETS[task].score
   out = []
   for sigma in sorted({m["pe_init_scale"] for m in models}):
@@ -246,10 +241,10 @@ def _verdict(small: dict, large: dict) -> tuple[str, float]:
   return "no difference detected", p
 
 
-def init_scale_verdicts(records: list[dict]) -> list[dict]:
+def init_scale_verdicts(recs: list[dict]) -> list[dict]:
   """Per learnable row with both σ: the score and geometry verdicts (module docstring)."""
   by_row: dict[str, dict] = {}
-  for rec in records:
+  for rec in recs:
     by_row.setdefault(rec["row"], {})[rec["sigma"]] = rec
   out = []
   for row, by_sigma in by_row.items():
@@ -288,19 +283,19 @@ def _wall(record: dict) -> str:
   return f"{record['minutes']}" + (f" ({cores} core{'s' * (cores > 1)})" if cores else "")
 
 
-def ranking_table(task: str, records: list[dict], coinciding: list[Row]) -> str:
+def ranking_table(task: str, recs: list[dict], coinciding: list[Row]) -> str:
   """Every σ of every row, best mean test score first; coinciding PEs at the end."""
   score = "accuracy" if BUDGETS[task].score == "test_accuracy" else "R²"
   if task in LENGTH_TASKS:
     score = "exact match, unseen lengths"
-  levels = next((list(r["levels"]) for r in records if r["levels"]), [])
+  levels = next((list(r["levels"]) for r in recs if r["levels"]), [])
   head = (["rank", "PE", "mechanism", "σ", f"test {score} [95% CI]"]
           + [f"test {lvl}" for lvl in levels]
           + ["seen lengths"] * (task in LENGTH_TASKS)
           + [f"train {score}", "PE–geometry RSA", "bias–geometry RSA"]
-          + ["coords R²"] * any("coords_r2" in r for r in records) + ["min"])
+          + ["coords R²"] * any("coords_r2" in r for r in recs) + ["min"])
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-  ranked = sorted(records, key=lambda r: -(r["score"]["mean"] if r["score"]["mean"] is not None
+  ranked = sorted(recs, key=lambda r: -(r["score"]["mean"] if r["score"]["mean"] is not None
                                            else float("-inf")))
   for i, r in enumerate(ranked, 1):
     name = f"`{r['row']}`" + (" (oracle: true positions)" if r["oracle"] else "")
@@ -376,41 +371,39 @@ def figure(task: str, verdicts: list[dict], path: str) -> None:
   plt.close(fig)
 
 
-def tabulate_task(task: str, root: str) -> str:
-  """Keep finished rows' records, write the task's table.json and figure; the doc section."""
+def tabulate_task(task: str, root: str, models: list[dict]) -> str:
+  """The task's table.json, figure and doc section from the study's ``models`` (a failed job's
+  one-line error comes from its log under ``root``)."""
   out_dir = os.path.join(RESULTS, task)
-  records, coinciding, missing, errors = [], [], [], []
+  recs, coinciding, missing, errors = [], [], [], []
   for row in rows(task):
     if row.job is None:
       coinciding.append(row)
       continue
-    if runner.finished(row.job, root):
-      runner.keep_run_records(row.job, root, RESULTS)
-      runner.keep_wall_time(row.job, root, RESULTS)
-    got = row_records(task, row, root)
-    records += got
+    got = row_records(task, row, models)
+    recs += got
     error = None if got else runner.error_line(row.job, root)
     if error:
       errors.append(f"- `{row.name}`: {error}")
     elif not got:
       missing.append(row.name)
-  verdicts = init_scale_verdicts(records)
-  if records:  # a task not run yet leaves no results folder
+  verdicts = init_scale_verdicts(recs)
+  if recs:  # a task not run yet leaves no results folder
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "table.json"), "w") as f:
-      json.dump({"records": records, "verdicts": verdicts}, f, indent=1)
+      json.dump({"records": recs, "verdicts": verdicts}, f, indent=1)
   budget = BUDGETS[task]
   lines = [f"## {task}", "",
            f"`python -m experiments.benchmark --task={task}`: {budget.description}, seeds "
            f"{', '.join(map(str, SEEDS))}; learnable PEs at σ = {SIGMAS[0]:g} and {SIGMAS[1]:g}.",
            ""]
-  if not records:
+  if not recs:
     return "\n".join(lines + ["(not run yet)", ""])
   if missing:
     lines += [f"Not finished yet ({len(missing)}): " + ", ".join(f"`{m}`" for m in missing) + ".",
               ""]
-  walls = {r["row"]: r["minutes"] for r in records if r["minutes"] is not None}
-  lines += ["### Ranking", "", ranking_table(task, records, coinciding), "",
+  walls = {r["row"]: r["minutes"] for r in recs if r["minutes"] is not None}
+  lines += ["### Ranking", "", ranking_table(task, recs, coinciding), "",
             f"Wall time: {sum(walls.values())} min for the {len(walls)} jobs above (each job's "
             "`train.log`, first line to last, an interruption of over 10 min not counted; a job "
             "run with `--lanes=2` had one CPU core and shared the machine with another job, as "
@@ -423,7 +416,7 @@ def tabulate_task(task: str, root: str) -> str:
     lines += ["### Init scale across mechanisms", "", verdict_table(verdicts), "",
               f"![init scale, {task}](../experiments/results/benchmark/{task}/init_scale.png)", ""]
   if task in LENGTH_TASKS:
-    lines += length_section(task, root, records)
+    lines += length_section(task, models)
   findings = os.path.join(out_dir, FINDINGS)
   if os.path.exists(findings):
     with open(findings) as f:
@@ -431,19 +424,15 @@ def tabulate_task(task: str, root: str) -> str:
   return "\n".join(lines)
 
 
-def _models_by_row(task: str, root: str) -> dict[str, list[dict]]:
-  out = {}
-  for row in rows(task):
-    where = runner.records(row.job, root, RESULTS)
-    if where is not None:
-      out[row.name] = _read(os.path.join(where, "summary.json"))["models"]
-  return out
+def _models_by_row(task: str, models: list[dict]) -> dict[str, list[dict]]:
+  by_row = {row.name: records.of_job(models, row.job) for row in rows(task) if row.job}
+  return {name: found for name, found in by_row.items() if found}
 
 
-def length_section(task: str, root: str, records: list[dict]) -> list[str]:
+def length_section(task: str, models: list[dict]) -> list[str]:
   """A length task's curves, its closer-to-no-PE verdict and, once all three problems ran, the
   side-by-side with the paper (``length_curves``)."""
-  by_row = _models_by_row(task, root)
+  by_row = _models_by_row(task, models)
   fig = os.path.join(RESULTS, task, "curves.png")
   length_curves.curves_figure(task, by_row, fig)
   lines = ["### Accuracy against length", "",
@@ -455,7 +444,7 @@ def length_section(task: str, root: str, records: list[dict]) -> list[str]:
               f"σ = {SIGMAS[0]:g} {_ci(closer['gap_small'])}, σ = {SIGMAS[1]:g} "
               f"{_ci(closer['gap_large'])}: **{closer['verdict']}** (p = {closer['p']:.3f}).", ""]
   if task == LENGTH_TASKS[-1]:
-    by_task = {t: [r for r in _task_records(t, root)] for t in LENGTH_TASKS}
+    by_task = {t: _task_records(t, models) for t in LENGTH_TASKS}
     sbs = length_curves.side_by_side(by_task)
     lines += ["### Side by side with Kazemnejad et al. (2023)", "",
               f"NoPE at least as good as RoPE, the 1-D sinusoid and the learned table on the "
@@ -469,8 +458,8 @@ def length_section(task: str, root: str, records: list[dict]) -> list[str]:
   return lines
 
 
-def _task_records(task: str, root: str) -> list[dict]:
-  return [rec for row in rows(task) for rec in row_records(task, row, root)]
+def _task_records(task: str, models: list[dict]) -> list[dict]:
+  return [rec for row in rows(task) for rec in row_records(task, row, models)]
 
 
 INTRO = """# The PE benchmark
@@ -503,8 +492,16 @@ named as equal (docs/pe_catalogue.md, "PEs that coincide on a task").
 """
 
 
+def jobs() -> list[Job]:
+  """Every trained row's job, all tasks (the study's job list)."""
+  return [row.job for task in BUDGETS for row in rows(task) if row.job is not None]
+
+
 def tabulate(tasks: list[str], root: str) -> str:
-  text = "\n".join([INTRO] + [tabulate_task(t, root) for t in tasks])
+  """docs/benchmark.md from the study's records (``experiments.records``; jobs finished under
+  ``root`` refresh theirs first)."""
+  models = records.update(RESULTS, jobs(), root)
+  text = "\n".join([INTRO] + [tabulate_task(t, root, models) for t in tasks])
   with open(DOC, "w") as f:
     f.write(text)
   return text
@@ -541,7 +538,7 @@ def main(argv=None) -> int:
       parser.error("--task: needed to train (one task per command); allowed: "
                    + ", ".join(BUDGETS))
     failed = runner.run_jobs(jobs, args.root, args.lanes, check=False,
-                             done=runner.kept_or_finished(RESULTS))
+                             done=records.kept_or_finished(RESULTS))
     for name in failed:
       print(f"[{name}] failed; its row is missing from the table (rerun to resume)",
             file=sys.stderr)

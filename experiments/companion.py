@@ -73,7 +73,7 @@ import sys
 
 import numpy as np
 
-from experiments import REPO, RESULTS_DIR, RESULTS_MD, cluster, runner, stats
+from experiments import REPO, RESULTS_DIR, RESULTS_MD, cluster, records, runner, stats
 from experiments.results_doc import splice_results_section
 from experiments.runner import Job
 
@@ -146,11 +146,6 @@ COMPANION = {
 CURRENT, TOKEN_GELU, FLAX = "current", "readout token + final GELU", "Flax weight init"
 
 
-def _read(path: str):
-  with open(path) as f:
-    return json.load(f) if path.endswith(".json") else [json.loads(l) for l in f if l.strip()]
-
-
 def _variant(job: Job) -> str:
   if job in MECHANISM:
     return "mechanism"
@@ -159,24 +154,24 @@ def _variant(job: Job) -> str:
   return TOKEN_GELU if dict(job.overrides).get("model.readout") == "token" else CURRENT
 
 
+def _label(rows: list[dict]) -> list[dict]:
+  """Each row labelled with its condition: ``pe`` (a σ, or '2-D sinusoidal'), ``data`` and
+  ``variant`` (``CURRENT``, ``TOKEN_GELU``, ``FLAX`` or 'mechanism')."""
+  by_name = {j.name: j for j in JOBS}
+  out = []
+  for r in rows:
+    job = by_name[r["job"]]
+    pe = r["pe_init_scale"] if job.config == CONFIG else "2-D sinusoidal"
+    out.append(dict(r, pe=pe, data=dict(job.overrides)["data.generator"], variant=_variant(job)))
+  return out
+
+
 def collect(root: str, results: str = RESULTS) -> tuple[list[dict], list[dict]]:
-  """Final per-model records and every eval row of the finished pieces, each labelled with its
-  condition: ``pe`` (a σ or '2-D sinusoidal'), ``data`` and ``variant`` (``CURRENT``,
-  ``TOKEN_GELU`` or 'mechanism')."""
-  models, rows = [], []
-  for job in JOBS:
-    workdir = runner.records(job, root, results)
-    if workdir is None:
-      continue
-    summary = _read(os.path.join(workdir, "summary.json"))
-    labels = {"data": dict(job.overrides)["data.generator"], "variant": _variant(job),
-              "job": job.name}
-    learned = summary["pe"] == "learned"
-    label = lambda m: m["pe_init_scale"] if learned else "2-D sinusoidal"
-    models += [dict(m, pe=label(m), **labels) for m in summary["models"]]
-    rows += [dict(r, pe=label(r), **labels)
-             for r in _read(os.path.join(workdir, "metrics.jsonl"))]
-  return models, rows
+  """The labelled records (``experiments.records``: a row per model) and training curves of every
+  finished piece; pieces finished under ``root`` are refreshed in ``results`` first."""
+  models = records.update(results, JOBS, root)
+  curves = records.keep_curves(results, JOBS, root)
+  return _label(models), _label(curves)
 
 
 def _change(m: dict, measure: str, key: str):
@@ -433,22 +428,17 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
   if findings:
     lines += ["", "## What the results say", "", findings.strip()]
   lines += ["", "![curves](figure.png)", "",
-            "Wall time per piece (training, as its `train.log` gives it; two models per piece on "
-            "2 cores unless noted; pieces that ran beside other work are slower):", ""]
+            "Wall time per piece (as `train.py` measured it, all resumes; two models per piece; "
+            "pieces that ran beside other work are slower):", ""]
   lines += [f"- `{name}`: {t}" for name, t in wall.items()]
   return "\n".join(lines) + "\n"
 
 
-def wall_times(root: str, results: str = RESULTS) -> dict:
-  """Per finished piece: the wall time its log says (first to last log line, all resumes), saved
-  beside its kept records (``wall.json``) so a checkout without the run folder still has it."""
-  out = {}
-  for job in JOBS:
-    wall = runner.keep_wall_time(job, root, results)
-    if wall is not None:
-      out[job.name] = f"{wall['minutes']} min" + (f" on {wall['cores']} cores"
-                                                   if wall.get("cores") else "")
-  return out
+def wall_times(models: list[dict]) -> dict:
+  """Per finished piece: its wall time and cores as ``train.py`` measured them (pieces run before
+  it did: from the piece's ``train.log``, first line to last, all resumes)."""
+  return {job.name: records.wall_text(records.of_job(models, job)) for job in JOBS
+          if records.of_job(models, job)}
 
 
 def figure(rows: list[dict], path: str) -> None:
@@ -525,9 +515,6 @@ def figure_mechanism(models: list[dict], path: str) -> None:
 
 def tabulate(root: str, results: str = RESULTS) -> str:
   os.makedirs(results, exist_ok=True)
-  for job in JOBS:  # the pieces' summaries and metrics (never checkpoints) travel with the repo
-    if runner.finished(job, root):
-      runner.keep_run_records(job, root, results)
   models, rows = collect(root, results)
   conditions = per_condition(models)
   verdict = {"side_by_side": side_by_side(conditions),
@@ -535,7 +522,7 @@ def tabulate(root: str, results: str = RESULTS) -> str:
              "claims": claim_verdicts(conditions), "mechanism": mechanism(models)}
   findings_path = os.path.join(results, "findings.md")
   findings = open(findings_path).read() if os.path.exists(findings_path) else ""
-  text = markdown(conditions, verdict, wall_times(root, results), findings)
+  text = markdown(conditions, verdict, wall_times(models), findings)
   with open(os.path.join(results, "table.md"), "w") as f:
     f.write(text)
   with open(os.path.join(results, "table.json"), "w") as f:
@@ -571,7 +558,7 @@ def main(argv=None) -> int:
     print("\n".join(cluster.command_lines(jobs, args.root, python=sys.executable)))
     return 0
   if not args.tabulate:
-    runner.run_jobs(jobs, args.root, args.lanes, done=runner.kept_or_finished(RESULTS))
+    runner.run_jobs(jobs, args.root, args.lanes, done=records.kept_or_finished(RESULTS))
   print(tabulate(args.root))
   return 0
 

@@ -30,7 +30,7 @@ import json
 import os
 import sys
 
-from experiments import REPO, RESULTS_DIR, RESULTS_MD, runner, stats
+from experiments import REPO, RESULTS_DIR, RESULTS_MD, records, runner, stats
 from experiments.results_doc import splice_results_section
 from experiments.runner import Job
 
@@ -98,14 +98,15 @@ def aim_met(models: list[dict]) -> dict:
 
 
 def _summaries(root: str) -> dict[str, dict]:
-  """Each finished probe's summary (from its run folder or the kept copy), then each pool of
-  ``POOLED`` whose probes have all finished (their models together), by name."""
+  """Each finished probe's models (``experiments.records``; probes finished under ``root`` are
+  refreshed first) as a summary for ``report.format_table``, then each pool of ``POOLED`` whose
+  probes have all finished (their models together), by name."""
+  rows = records.update(RESULTS, [job for job, _ in PROBES], root)
   out = {}
   for job, _ in PROBES:
-    where = runner.records(job, root, RESULTS)
-    if where is not None:
-      with open(os.path.join(where, "summary.json")) as f:
-        out[job.name] = json.load(f)
+    models = records.of_job(rows, job)
+    if models:
+      out[job.name] = {"models": models, "eval_sets": models[0]["eval_sets"]}
   for name, members in POOLED.items():
     if all(m in out for m in members):
       out[name] = dict(out[members[0]],
@@ -137,11 +138,10 @@ def conclusion(root: str) -> list[str]:
 
 
 def tabulate(root: str) -> str:
-  """Per finished probe: its per-σ table (``report.format_table``), its budget curves (the
-  ``analyze`` training-curves figure) and its summary and metrics copied into ``RESULTS``."""
+  """Per finished probe: its per-σ table (``report.format_table``) and its budget curves (the
+  ``analyze`` training-curves figure), from the records and curves kept in ``RESULTS``."""
   from learnpe_jax.training import report
   from learnpe_jax.analysis import plots
-  from learnpe_jax.run.workdir import read_metrics
   sections = ["# Probes for a CPU default that shows the study's picture", "",
               "`python -m experiments.cpu_default`; the aim and settings are in the script's "
               "docstring. Companion-style puzzles (`data.generator=pluck`); ± is the sd over a "
@@ -155,19 +155,18 @@ def tabulate(root: str) -> str:
       f"{k} {'yes' if v is True else 'no' if v is False else v}"
       for k, v in aim_met(models).items()) + "."
   summaries = _summaries(root)
+  curves = records.keep_curves(RESULTS, [job for job, _ in PROBES], root)
   for job, description in PROBES:
     if job.name not in summaries:
       sections += [f"## {job.name}: {description}", "", "(not run yet)", ""]
       continue
-    workdir = runner.records(job, root, RESULTS)
-    out = runner.keep_run_records(job, root, RESULTS) if runner.finished(job, root) else workdir
-    fig = plots.training_curves(read_metrics(workdir), "accuracy")
-    fig.savefig(os.path.join(out, "budget_curves.png"), dpi=100)
+    fig = plots.training_curves(records.of_job(curves, job), "accuracy")
+    fig.savefig(os.path.join(RESULTS, f"budget_curves_{job.name}.png"), dpi=100)
     command = " ".join(job.command("runs/explore")[1:])
     summary = summaries[job.name]
     sections += [f"## {job.name}: {description}", "", f"`python {command}`", "",
                  report.format_table(summary), "", aim_line(summary["models"]), "",
-                 f"![budget curves]({job.name}/budget_curves.png)", ""]
+                 f"![budget curves](budget_curves_{job.name}.png)", ""]
   for name, members in POOLED.items():
     if name in summaries:
       sections += [f"## {name}", "", "The probes " + " and ".join(f"`{m}`" for m in members)
@@ -189,7 +188,7 @@ def main(argv=None) -> int:
   args = parser.parse_args(argv)
   os.makedirs(RESULTS, exist_ok=True)
   if not args.tabulate:
-    runner.run_jobs([job for job, _ in PROBES], args.root, done=runner.kept_or_finished(RESULTS))
+    runner.run_jobs([job for job, _ in PROBES], args.root, done=records.kept_or_finished(RESULTS))
   print(tabulate(args.root))
   return 0
 

@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from experiments import REPO, RESULTS_DIR, RESULTS_MD, runner, stats
+from experiments import REPO, RESULTS_DIR, RESULTS_MD, records, runner, stats
 from experiments.results_doc import splice_results_section
 from experiments.runner import Job
 
@@ -58,15 +58,13 @@ def tabulate(root: str) -> str:
            "`python -m experiments.optimizer`; settings and rule in the script's docstring "
            f"(seeds {', '.join(map(str, SEEDS))}; mean ± sd over seeds).", ""]
   verdicts = {}
+  rows = records.update(RESULTS, JOBS, root)  # jobs finished under root refresh their rows
   for job in JOBS:
-    where = runner.records(job, root, RESULTS)  # the run folder, else the kept copy
-    if where is None:
+    models = records.of_job(rows, job)
+    if not models:
       lines += [f"## {job.name}", "", "(not run yet)", ""]
       continue
-    if runner.finished(job, root):
-      runner.keep_run_records(job, root, RESULTS)
-    with open(os.path.join(where, "summary.json")) as f:
-      summary = json.load(f)
+    summary = {"models": models, "eval_sets": models[0]["eval_sets"]}
     lines += [f"## {job.name}", "", f"`python {' '.join(job.command('runs/optimizer')[1:])}`", "",
               report.format_table(summary), ""]
     for lr in sorted({m["learning_rate"] for m in summary["models"]}):
@@ -90,7 +88,7 @@ def main(argv=None) -> int:
   parser.add_argument("--tabulate", action="store_true", help="only tabulate finished jobs")
   args = parser.parse_args(argv)
   if not args.tabulate:
-    runner.run_jobs(list(JOBS), args.root, done=runner.kept_or_finished(RESULTS))
+    runner.run_jobs(list(JOBS), args.root, done=records.kept_or_finished(RESULTS))
   print(tabulate(args.root))
   return 0
 

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import itertools
-import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -124,63 +121,6 @@ def run_jobs(jobs: list[Job], root: str, lanes: int = 1, check: bool = True,
   return failed
 
 
-RUN_RECORDS = ("summary.json", "metrics.jsonl", "config.json")
-
-
-def records(job: Job, root: str, results_dir: str) -> str | None:
-  """Where a job's summary and metrics are: its run folder under ``root`` when it finished there,
-  else the copy kept in ``results_dir`` (a fresh checkout has no ``runs/``); None if neither."""
-  if finished(job, root):
-    return os.path.join(root, job.name)
-  kept = os.path.join(results_dir, job.name)
-  return kept if os.path.exists(os.path.join(kept, "summary.json")) else None
-
-
-def kept_or_finished(results_dir: str) -> Callable[[Job, str], bool]:
-  """A ``run_jobs`` ``done`` test: the job finished under ``root`` or its records are kept in
-  ``results_dir`` (so a fresh checkout does not retrain what the repo already holds)."""
-  return lambda job, root: records(job, root, results_dir) is not None
-
-
-def wall_minutes(log_path: str) -> int:
-  """A run's wall time from its ``train.log`` (absl lines, first to last), summed over the gaps
-  under 10 minutes, so the time between an interruption and the resume is not counted."""
-  with open(log_path) as f:
-    stamps = re.findall(r"^I\d{4} (\d\d):(\d\d):(\d\d)", f.read(), re.M)
-  seconds = [int(h) * 3600 + int(m) * 60 + int(s) for h, m, s in stamps]
-  total = sum(b - a for a, b in itertools.pairwise(seconds) if 0 <= b - a < 600)
-  return round(total / 60)
-
-
-def cpu_cores(log_path: str) -> int | None:
-  """The CPU cores a run could use, from its ``train.log`` (the fewest over its restarts), or None
-  for a log written before ``train`` reported them."""
-  with open(log_path) as f:
-    found = re.findall(r"this process may use (\d+) CPU cores", f.read())
-  return min(map(int, found)) if found else None
-
-
-def keep_wall_time(job: Job, root: str, results_dir: str) -> dict | None:
-  """A finished job's wall time, ``{"minutes": wall_minutes, "cores": cpu_cores}``, written to
-  ``results_dir/<job>/wall.json`` beside its kept records (a checkout without the run folder still
-  has it); the kept record, or None. A kept record's ``cores`` is not overwritten by None."""
-  log = os.path.join(root, job.name, "train.log")
-  kept = os.path.join(results_dir, job.name, "wall.json")
-  old = None
-  if os.path.exists(kept):
-    with open(kept) as f:
-      old = json.load(f)
-  if finished(job, root) and os.path.exists(log):
-    wall = {"minutes": wall_minutes(log), "cores": cpu_cores(log), "from": "train.log"}
-    if wall["cores"] is None and old:
-      wall["cores"] = old.get("cores")
-    os.makedirs(os.path.dirname(kept), exist_ok=True)
-    with open(kept, "w") as f:
-      json.dump(wall, f)
-    return wall
-  return old
-
-
 def error_line(job: Job, root: str) -> str | None:
   """The one-line error a failed job printed (``learnpe_jax.main``: ``error: …``), else None."""
   try:
@@ -189,13 +129,3 @@ def error_line(job: Job, root: str) -> str | None:
   except OSError:
     return None
   return errors[-1].removeprefix("error: ") if errors else None
-
-
-def keep_run_records(job: Job, root: str, results_dir: str) -> str:
-  """Copy a finished job's summary, metrics and config (never its checkpoints) to
-  ``results_dir/<job>/``, the part of a run that travels with the repo; returns that folder."""
-  out = os.path.join(results_dir, job.name)
-  os.makedirs(out, exist_ok=True)
-  for name in RUN_RECORDS:
-    shutil.copy(os.path.join(root, job.name, name), os.path.join(out, name))
-  return out

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from experiments import benchmark, runner, stats
+from experiments import benchmark, records, stats
 from learnpe_jax.training import config_validation
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
@@ -117,12 +117,12 @@ def _summary(pe, scores, rsa=None):
   models = []
   for sigma, values in scores.items():
     for seed, v in enumerate(values):
-      m = {"pe_init_scale": sigma, "seed": seed, "train_accuracy": 1.0, "test_accuracy": v,
+      m = {"model": len(models), "pe_init_scale": sigma, "seed": seed, "train_accuracy": 1.0, "test_accuracy": v,
            "test_accuracy_by_level": {"binary": v, "ternary": v, "quaternary": v}}
       if rsa is not None:
         m["pe_rsa"] = rsa[sigma][seed]
       models.append(m)
-  return {"task": "lst", "pe": pe, "num_steps": 10, "models": models}
+  return {"task": "lst", "pe": pe, "num_steps": 10, "eval_sets": ["test"], "models": models}
 
 
 def test_tables_from_finished_runs(tmp_path, monkeypatch):
@@ -132,16 +132,15 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   runs = {"learned": _summary("learned", {0.1: [0.95, 0.96, 0.97], 2.0: [0.60, 0.62, 0.61]},
                               rsa={0.1: [0.4, 0.5, 0.45], 2.0: [0.0, 0.01, -0.01]}),
           "rope": _summary("rope", {1.0: [0.80, 0.81, 0.79]})}
-  cores = {"learned": "",  # a log from before train.py reported its cores
-           "rope": "I1202 01:00:01.0 1 train.py:2] this process may use 1 CPU cores.\n"}
   for name, summary in runs.items():
     (root / "lst" / name).mkdir(parents=True)
     (root / "lst" / name / "summary.json").write_text(json.dumps(summary))
     (root / "lst" / name / "metrics.jsonl").write_text("")
     (root / "lst" / name / "config.json").write_text("{}")
-    (root / "lst" / name / "train.log").write_text(
-        "I1202 01:00:00.0 1 train.py:1] start\n" + cores[name]
-        + "I1202 01:03:00.0 1 train.py:1] end\n")
+  # rope's time as train.py writes it; learned's from the log of a run made before it did
+  (root / "lst" / "rope" / "timing.json").write_text(json.dumps({"wall_s": 170.0, "cores": 1}))
+  (root / "lst" / "learned" / "train.log").write_text(
+      "I1202 01:00:00.0 1 train.py:1] start\nI1202 01:03:00.0 1 train.py:1] end\n")
   (root / "lst" / "alibi").mkdir()
   (root / "lst" / "alibi" / "train.log").write_text("error: model.pe: cannot serve this\n")
   text = benchmark.tabulate(["lst"], str(root))
@@ -155,9 +154,10 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   assert "| `learned` | add | 0.960 [" in text and "small σ better" in text
   assert "Score verdicts: small σ better: 1." in text
   assert "Wall time: 6 min for the 2 jobs above" in text
-  kept = tmp_path / "results" / "lst" / "learned"
-  assert json.loads((kept / "wall.json").read_text())["minutes"] == 3
-  assert "| 3 (1 core) |" in ranking and "| 3 |" in ranking  # rope's log gives its cores
+  kept = [json.loads(l) for l in (tmp_path / "results" / "records.jsonl").read_text().splitlines()]
+  assert len(kept) == 9 and {r["job"] for r in kept} == {"lst/learned", "lst/rope"}
+  assert {r["wall_s"] for r in kept if r["job"] == "lst/learned"} == {180.0}
+  assert "| 3 (1 core) |" in ranking and "| 3 |" in ranking  # rope's timing gives its cores
   assert (tmp_path / "results" / "lst" / "init_scale.png").exists()
   assert (tmp_path / "benchmark.md").read_text() == text
   assert "### What the results say" not in text
@@ -165,7 +165,7 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   assert "### What the results say\n\nThe small σ wins here.\n" in benchmark.tabulate(
       ["lst"], str(root))
   # A fresh checkout (no run folder) ranks the same from the kept records, and does not retrain.
-  done = runner.kept_or_finished(benchmark.RESULTS)
+  done = records.kept_or_finished(benchmark.RESULTS)
   rows = {r.name: r.job for r in benchmark.rows("lst") if r.job is not None}
   assert done(rows["learned"], str(tmp_path / "gone")) and not done(rows["alibi"], str(root))
   fresh = benchmark.tabulate(["lst"], str(tmp_path / "gone"))

@@ -1,6 +1,7 @@
 """experiments.companion: the like-for-like rules on known numbers, the tables from runs, its jobs."""
 
 import json
+import shutil
 import sys
 
 import pytest
@@ -100,7 +101,8 @@ def test_mechanism_rule_reads_movement_against_delta_rsa():
 
 
 def test_tables_from_finished_pieces(tmp_path):
-  """A finished piece's summary and metrics become the tables, the figure and kept copies."""
+  """A finished piece's summary and metrics become the records, curves, tables and figure; a
+  checkout without the run folder rebuilds the same tables from the kept records."""
   job = companion.JOBS[0]
   workdir = tmp_path / "runs" / job.name
   workdir.mkdir(parents=True)
@@ -110,7 +112,9 @@ def test_tables_from_finished_pieces(tmp_path):
     for key in ("pe", "data", "variant"):
       del m[key]
     models.append(dict(m, model=i))
-  (workdir / "summary.json").write_text(json.dumps({"pe": "learned", "models": models}))
+  (workdir / "summary.json").write_text(json.dumps(
+      {"task": "lst", "pe": "learned", "num_steps": 1600, "eval_sets": ["test", "human"],
+       "models": models}))
   (workdir / "metrics.jsonl").write_text("".join(
       json.dumps(dict(m, step=step)) + "\n" for step in (0, 1600) for m in models))
   (workdir / "config.json").write_text("{}")
@@ -122,7 +126,13 @@ def test_tables_from_finished_pieces(tmp_path):
   assert "| learned σ = 0.2 | 1 | 1.000 / 1.000 | 0.900 / 0.987 ± 0.009 |" in text
   assert "| learned σ = 0.2 | 1 | 0.300 | +0.30 / +0.30 / +0.30 / +0.30 |" in text
   assert f"`{job.name}`: 40 min" in text and "**Side by side:** incomplete" in text
-  assert (results / "figure.png").exists() and (results / job.name / "metrics.jsonl").exists()
+  assert (results / "figure.png").exists()
+  kept = [json.loads(l) for l in (results / "records.jsonl").read_text().splitlines()]
+  assert [(r["job"], r["pe_init_scale"], r["wall_s"]) for r in kept] == [
+      (job.name, 0.2, 2400.0), (job.name, 2.0, 2400.0)]
+  assert len((results / "curves.jsonl").read_text().splitlines()) == 4
+  shutil.rmtree(tmp_path / "runs")
+  assert companion.tabulate(str(tmp_path / "runs"), str(results)) == text
   table = json.loads((results / "table.json").read_text())
   # σ = 0.2: test 0.9 < 0.987 − 2 × 0.009; σ = 2: human 0.9 > 0.389 + 2 × 0.156.
   rows = table["verdict"]["side_by_side"]["rows_within_2sd"]

@@ -56,12 +56,18 @@ def test_killed_run_resumes_to_the_uninterrupted_result(tmp_path, data_dir, unin
     assert proc.returncode == 143, stderr[-2000:]
     assert stderr.strip().splitlines()[-1].startswith("stopped: stopped by SIGTERM at step")
     assert not (tmp_path / "summary.json").exists()
+    stopped_timing = (tmp_path / "timing.json").read_text()
   else:
     proc.send_signal(signal.SIGKILL)
     proc.wait()
   resumed = run_main(tmp_path, data)
   assert resumed.returncode == 0, resumed.stderr[-3000:]
   assert _read(tmp_path) == uninterrupted  # summary and every metrics row, bit for bit
+  timing = json.loads((tmp_path / "timing.json").read_text())
+  assert timing["steps"] == uninterrupted[0]["num_steps"] and timing["cores"] >= 1
+  if kill_point == "sigterm":  # the stopping process wrote its time at its last checkpoint
+    assert timing["processes"] == 2
+    assert timing["wall_s"] > json.loads(stopped_timing)["wall_s"] > 0
 
 
 @pytest.mark.e2e

@@ -14,9 +14,11 @@ numbers, never typed in: ``holds`` / ``holds partly`` / ``does not hold at this 
     python -m experiments.claims --all --lanes=2              # every claim, then RESULTS.md
 
 Jobs live in one pool, ``--root`` (default ``runs/claims``), named so that claims share them (claim 2
-reads claim 1's σ sweep; claim 6 reads its σ = 0.1 models). A job whose ``summary.json`` exists is
-not retrained; an interrupted one resumes from its checkpoint. After training, each job's PE
-metrics are computed once from its last checkpoint and cached (``records``).
+reads claim 1's σ sweep; claim 6 reads its σ = 0.1 models). A job whose ``summary.json`` exists, or
+whose models the repo keeps in ``experiments/results/claims/records.jsonl``, is not retrained; an
+interrupted one resumes from its checkpoint. When a job finishes, its models' records and the PE
+analysis of its last checkpoint are kept there once (``records``), and every table is rebuilt from
+them (``--gather``, also on a fresh checkout).
 
 Statistics (``experiments.stats``): per condition, the mean over seeds and a 95% Student-t
 interval, mean ± t₀.₉₇₅,n−1 · sd/√n. Comparisons between two conditions use Welch's t-test

@@ -10,8 +10,8 @@ import os
 import shlex
 import sys
 
-from experiments import RESULTS_DIR, cluster, runner
-from experiments.claims.records import model_records
+from experiments import RESULTS_DIR, cluster, records, runner
+from experiments.claims.records import model_records, pool_records
 from experiments.claims.spec import Claim
 from experiments.claims.table import make_table, markdown, table_from_kept
 
@@ -63,11 +63,13 @@ def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_D
       kept = json.load(f)
     table, command = table_from_kept(claim, kept["groups"]), kept["command"]
   else:
-    missing = [j.name for j in jobs_at(claim, "cpu") if not runner.finished(j, root)]
+    kept = os.path.join(results_dir, "claims")  # the pool's records.jsonl
+    have = {r["job"] for r in pool_records(root, kept, claim.jobs)}
+    missing = [j.name for j in jobs_at(claim, "cpu") if j.name not in have]
     if missing:
-      raise SystemExit(f"error: claim {claim.number}: job(s) {', '.join(missing)} not finished "
-                       f"under {root}; run without --gather to train them")
-    table = make_table(claim, model_records(claim, root))
+      raise SystemExit(f"error: claim {claim.number}: job(s) {', '.join(missing)} neither kept "
+                       f"in {kept} nor finished under {root}; run without --gather to train them")
+    table = make_table(claim, model_records(claim, root, kept))
   verdict = claim.verdict(table)
   claim.figure(table, os.path.join(out, "figure.png"))
   text = markdown(table, command, verdict, "figure.png")
@@ -92,7 +94,8 @@ def main(claim: Claim, argv: list[str] | None = None, shown_as: str | None = Non
     print(cluster.gather(jobs_at(claim, "paper"), args.root, args.table_dir or None))
     return 0
   if not (args.gather or args.rejudge):
-    runner.run_jobs(jobs_at(claim, "cpu"), args.root, args.lanes)
+    runner.run_jobs(jobs_at(claim, "cpu"), args.root, args.lanes,
+                    done=records.kept_or_finished(os.path.join(args.results, "claims")))
   print(tabulate(claim, args.root, shown_as or script_command(claim, argv), args.results,
                  rejudge=args.rejudge))
   return 0

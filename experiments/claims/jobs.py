@@ -75,3 +75,7 @@ BRAIN = ClaimJob("brain_hcp_learned", "configs/brain3d.py", "learned",
 BRAIN_SYNTHETIC = ClaimJob("brain_learned", "configs/brain3d.py:synthetic", "learned",
                            cpu_overrides=(("sweep.pe_init_scale", (0.01, 0.1, 1.0)),
                                           ("sweep.seeds", SEEDS)))
+
+# The pool, in the order its records are kept (``experiments/results/claims/records.jsonl``).
+POOL = (LST_LEARNED, *LST_BASELINES, *LST_LONG, *LST_SCRAMBLED, *LST_FAMILIES, NETSIM, BRAIN,
+        BRAIN_SYNTHETIC)

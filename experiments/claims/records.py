@@ -1,36 +1,35 @@
-"""Per-model records of a claim's finished jobs: each model's summary scalars plus the PE metrics
-of its last checkpoint, flat (``flatten``), labelled with the job's condition.
-
-The PE metrics (RSA, layout R², effective dimension, modularity;
-``learnpe_jax.analysis.run_analysis``) are computed once per job and cached in
-``<job>/claim_metrics.json``.
+"""Per-model records of the claims' pool, kept in ``experiments/results/claims/records.jsonl``
+(``experiments.records``: a row per model, its summary plus the job's wall time), each row with the
+PE analysis of its job's last checkpoint added (``blocks``: RSA, layout R², effective dimension,
+modularity per PE block; ``learnpe_jax.analysis.run_analysis``), computed once when the job's rows
+are kept. A claim reads them flat (``flatten``), labelled with its job's condition.
 """
 
 from __future__ import annotations
 
-import json
 import os
 
-from experiments import runner
-from experiments.claims.spec import Claim, ClaimJob
+from experiments import RESULTS_DIR, records
+from experiments.claims.jobs import POOL
+from experiments.claims.spec import Claim
+
+CLAIMS_DIR = os.path.join(RESULTS_DIR, "claims")
 
 
-def job_metrics(job: ClaimJob, root: str) -> list[dict]:
-  """Per-model records of a finished job: its summary plus PE metrics of every PE block."""
-  workdir = os.path.join(root, job.name)
-  cache = os.path.join(workdir, "claim_metrics.json")
-  summary_path = os.path.join(workdir, "summary.json")
-  if os.path.exists(cache) and os.path.getmtime(cache) >= os.path.getmtime(summary_path):
-    with open(cache) as f:
-      return json.load(f)
+def pe_blocks(workdir: str) -> list[dict]:
+  """Per model of a finished run: ``{"blocks": [...]}``, the PE metrics of every PE block."""
   from learnpe_jax.analysis import run_analysis
-  from learnpe_jax.run.workdir import write_json
   from learnpe_jax.training.restore import load_run
   data = run_analysis.analyze_run(load_run(workdir),
                                   run_analysis.Settings(num_permutations=0)).data
-  models = run_analysis.to_jsonable(data["models"])
-  write_json(cache, models)
-  return models
+  return [{"blocks": m["blocks"]} for m in run_analysis.to_jsonable(data["models"])]
+
+
+def pool_records(root: str, study_dir: str = CLAIMS_DIR, more=()) -> list[dict]:
+  """The rows of the pool (and of the ``more`` claim jobs), those of jobs finished under ``root``
+  since they were kept added first."""
+  jobs = {j.name: j.at("cpu") for j in (*POOL, *more)}
+  return records.update(study_dir, jobs.values(), root, extra=pe_blocks)
 
 
 def flatten(record: dict) -> dict:
@@ -48,16 +47,14 @@ def flatten(record: dict) -> dict:
   return out
 
 
-def model_records(claim: Claim, root: str) -> list[dict]:
-  """The flat records of the claim's finished jobs that ``claim.keep`` keeps, each with its
+def model_records(claim: Claim, root: str, study_dir: str = CLAIMS_DIR) -> list[dict]:
+  """The flat records of the claim's kept or finished jobs that ``claim.keep`` keeps, each with its
   ``job`` and ``condition`` (``claim.rename`` applied)."""
-  rows = []
+  rows = pool_records(root, study_dir, claim.jobs)
+  out = []
   for job in claim.jobs:
-    if not runner.finished(job.at("cpu"), root):
-      continue
-    for rec in job_metrics(job, root):
-      row = dict(flatten(rec), job=job.name,
-                 condition=claim.rename.get(job.condition, job.condition))
+    for rec in records.of_job(rows, job.name):
+      row = dict(flatten(rec), condition=claim.rename.get(job.condition, job.condition))
       if claim.keep(row):
-        rows.append(row)
-  return rows
+        out.append(row)
+  return out

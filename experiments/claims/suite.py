@@ -8,7 +8,7 @@ import importlib
 import json
 import os
 
-from experiments import RESULTS_DIR, RESULTS_MD, cluster, runner
+from experiments import RESULTS_DIR, RESULTS_MD, cluster, records, runner
 from experiments.claims import cli
 from experiments.claims.spec import Claim
 from experiments.results_doc import write_results
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     print(cluster.gather(jobs, args.root, args.table_dir or None))
     return 0
   if not (args.gather or args.rejudge):
-    runner.run_jobs(jobs, args.root, args.lanes)
+    runner.run_jobs(jobs, args.root, args.lanes, done=records.kept_or_finished(os.path.join(args.results, "claims")))
   sections = []
   for c in every:
     command = cli.script_command(c, [f"--root={args.root}"] if args.root != "runs/claims" else [])

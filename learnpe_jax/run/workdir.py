@@ -3,7 +3,10 @@ local path; a temp object and a server-side copy on ``gs://``/``s3://``).
 
   config.json     the resolved config (a rerun with a different config is refused)
   metrics.jsonl   one line per model and evaluation step; a torn last line is dropped on resume
-  summary.json    one record per model at the end
+  summary.json    one record per model at the end (a function of the config alone: the same config
+                  and seed give the same bytes)
+  timing.json     how long the run took and on how many CPU cores (``train.py`` measures it; kept
+                  apart from the summary because it differs between reruns)
   checkpoints/    orbax checkpoints (see ``checkpoints.py``)
 
 The workdir may be a local path or a URI (``gs://bucket/runs/x``; ``paths.py``). With several
@@ -152,9 +155,19 @@ class Workdir:
   def _move_aside(self) -> None:
     aside = paths.join(self.path, time.strftime("previous_%Y%m%d_%H%M%S"))
     paths.makedirs(aside)
-    for name in ("config.json", "metrics.jsonl", "summary.json", "checkpoints"):
+    for name in ("config.json", "metrics.jsonl", "summary.json", "timing.json", "checkpoints"):
       if paths.exists(self.file(name)):
         paths.move(self.file(name), paths.join(aside, name))
+
+  # timing.json --------------------------------------------------------------------------------
+  def read_timing(self) -> dict:
+    """The last ``write_timing`` record ({} when the run has none yet)."""
+    path = self.file("timing.json")
+    return json.loads(paths.read_text(path)) if paths.exists(path) else {}
+
+  def write_timing(self, timing: dict) -> None:
+    if self.writer:
+      write_json(self.file("timing.json"), timing)
 
   # metrics.jsonl ------------------------------------------------------------------------------
   def read_metrics(self) -> list[dict]:

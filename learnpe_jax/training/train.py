@@ -83,7 +83,14 @@ def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:
 
 
 def train_and_evaluate(config, workdir: str) -> dict:
-  """Train every model of ``config``'s sweep; returns the summary (also in workdir/summary.json)."""
+  """Train every model of ``config``'s sweep; returns the summary (also in workdir/summary.json).
+
+  ``timing.json`` beside it says how long the run took: ``wall_s`` from the start of the first
+  process to the end of the last (summed over resumes; the time from the last checkpoint to an
+  interruption is not counted, as the resumed run does that work again), the fewest ``cores`` any
+  of its processes could use, ``model_steps_per_s`` of the last process's timed chunks (the
+  compiling chunk left out) and how many ``processes`` it took."""
+  t_start = time.time()
   config_validation.validate(config)
   wd = Workdir(workdir, writer=sharding.is_writer())
   task = load_task(config)
@@ -106,6 +113,14 @@ def train_and_evaluate(config, workdir: str) -> dict:
   restored = ckpt.restore_latest(state)
   wd.record_config(config_dict)
   board = tensorboard.create_writer(wd.path, enabled=sharding.is_writer())
+  prior = wd.read_timing() if restored is not None else {}
+
+  def timing(step: int, rate: float | None) -> dict:
+    return {"wall_s": round(prior.get("wall_s", 0.0) + time.time() - t_start, 1),
+            "cores": min(cores, prior.get("cores", cores)), "steps": step,
+            "model_steps_per_s": None if rate is None else round(rate * axis.size, 1),
+            "processes": prior.get("processes", 0) + 1}
+
   if restored is not None:
     state = restored
     logging.info("Resumed from checkpoint at step %d.", int(state["step"]))
@@ -151,6 +166,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
       stop_now = sharding.any_process(stop.requested)
       if step % c.checkpoint_every == 0 or step == c.num_steps or stop_now:
         ckpt.save(step, state)
+        wd.write_timing(timing(step, steps_timed / t_timed if t_timed else None))
       if stop_now and step < c.num_steps:
         raise preemption.Preempted(step, wd.path, here=stop.requested)
 
@@ -161,5 +177,6 @@ def train_and_evaluate(config, workdir: str) -> dict:
   summary = report.summarize(trainer, state, init_pe, final_pe, config)
   if sharding.is_writer():
     write_json(wd.file("summary.json"), summary)
+    wd.write_timing(timing(int(state["step"]), steps_timed / t_timed if t_timed else None))
     print(report.format_table(summary))
   return summary
