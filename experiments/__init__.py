@@ -10,10 +10,14 @@ The modules, each importing only modules above it in this list:
                 wall time and cores) and, where a figure draws them, curves.jsonl
   cluster       the same jobs as commands for a cluster (print, TPU VM and SLURM scripts), gather
   results_doc   RESULTS.md: each result's ``table.md`` spliced in between its markers
+  study         the results pipeline every study shares: train, collect (records), reduce (stats),
+                present (interval, mean_sd), publish (table.md/json, the RESULTS.md section)
+  length_curves a length task's accuracy against length, its verdicts (read by benchmark)
   claims/       what a claim is, its jobs, per-model records, table, verdict helpers, figures, CLI
   claim1_… claim6_…   the six claims; ``python -m experiments.claims --all`` runs them all
-  benchmark     the PE benchmark: every PE on the three tasks (docs/benchmark.md)
-  companion, cpu_default, optimizer, lst_data_report, launch   the other scripts
+  benchmark     the PE benchmark: every PE on the tasks (docs/benchmark.md)
+  companion, cpu_default, optimizer   the other studies, one ``study.Study`` each
+  lst_data_report, launch   the LST puzzles' report; a JSON job list run here or on a cluster
 """
 
 from __future__ import annotations

@@ -73,11 +73,11 @@ import json
 import os
 import sys
 
-from experiments import REPO, RESULTS_DIR, cluster, length_curves, records, runner, stats
+from experiments import REPO, cluster, length_curves, records, runner, stats
 from experiments.runner import Job
+from experiments.study import Study, interval
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
-RESULTS = os.path.join(RESULTS_DIR, "benchmark")
 DOC = os.path.join(REPO, "docs", "benchmark.md")
 FINDINGS = "findings.md"  # a task's reading of its results, written by hand beside its records
 SIGMAS = (0.1, 2.0)
@@ -195,6 +195,11 @@ def rows(task: str) -> list[Row]:
   return out
 
 
+# Every trained row's job, all tasks: the study's job list.
+STUDY = Study("benchmark", tuple(row.job for task in BUDGETS for row in rows(task)
+                                 if row.job is not None))
+
+
 # ---- tabulating ------------------------------------------------------------------------------
 
 
@@ -267,14 +272,6 @@ def init_scale_verdicts(recs: list[dict]) -> list[dict]:
   return out
 
 
-def _ci(s: dict | None, digits: int = 3) -> str:
-  if not s or s["mean"] is None:
-    return "—"
-  if s["n"] < 2:
-    return f"{s['mean']:.{digits}f}"
-  return f"{s['mean']:.{digits}f} [{s['lo']:.{digits}f}, {s['hi']:.{digits}f}]"
-
-
 def _wall(record: dict) -> str:
   """A job's minutes and the CPU cores it could use (when its log says)."""
   if record["minutes"] is None:
@@ -300,11 +297,11 @@ def ranking_table(task: str, recs: list[dict], coinciding: list[Row]) -> str:
   for i, r in enumerate(ranked, 1):
     name = f"`{r['row']}`" + (" (oracle: true positions)" if r["oracle"] else "")
     sigma = f"{r['sigma']:g}" if r["learnable"] else "fixed"
-    cells = [str(i), name, r["mechanism"], sigma, _ci(r["score"])]
-    cells += [_ci(r["levels"].get(lvl)) for lvl in levels]
-    cells += [_ci(r.get("seen"))] * (task in LENGTH_TASKS)
-    cells += [_ci(r["train"]), _ci(r.get("pe_rsa"), 2), _ci(r.get("pe_bias_rsa"), 2)]
-    cells += [_ci(r.get("coords_r2"), 2)] * ("coords R²" in head) + [_wall(r)]
+    cells = [str(i), name, r["mechanism"], sigma, interval(r["score"])]
+    cells += [interval(r["levels"].get(lvl)) for lvl in levels]
+    cells += [interval(r.get("seen"))] * (task in LENGTH_TASKS)
+    cells += [interval(r["train"]), interval(r.get("pe_rsa"), 2), interval(r.get("pe_bias_rsa"), 2)]
+    cells += [interval(r.get("coords_r2"), 2)] * ("coords R²" in head) + [_wall(r)]
     lines.append("| " + " | ".join(cells) + " |")
   for row in coinciding:
     pe, why = row.equals
@@ -321,13 +318,13 @@ def verdict_table(verdicts: list[dict]) -> str:
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for v in verdicts:
     cells = [f"`{v['row']}`" + (" (oracle)" if v["oracle"] else ""), v["mechanism"],
-             _ci(v["score_small"]), _ci(v["score_large"]),
+             interval(v["score_small"]), interval(v["score_large"]),
              f"{v['score_verdict']} ({v['score_p']:.3f})"]
     if v["geometry"]:
       judged = v["geometry_judged_on"]
       label = (f"Δ {v['geometry']} from own init" if judged != v["geometry"]
                else f"{v['geometry']} (raw: no init record)")
-      cells += [label, _ci(v["geometry_small"], 2), _ci(v["geometry_large"], 2),
+      cells += [label, interval(v["geometry_small"], 2), interval(v["geometry_large"], 2),
                 f"{v['geometry_verdict']} ({v['geometry_p']:.3f})",
                 f"{v['geometry_raw_verdict']} ({v['geometry_raw_p']:.3f})"]
     else:
@@ -374,7 +371,7 @@ def figure(task: str, verdicts: list[dict], path: str) -> None:
 def tabulate_task(task: str, root: str, models: list[dict]) -> str:
   """The task's table.json, figure and doc section from the study's ``models`` (a failed job's
   one-line error comes from its log under ``root``)."""
-  out_dir = os.path.join(RESULTS, task)
+  out_dir = os.path.join(STUDY.dir, task)
   recs, coinciding, missing, errors = [], [], [], []
   for row in rows(task):
     if row.job is None:
@@ -433,7 +430,7 @@ def length_section(task: str, models: list[dict]) -> list[str]:
   """A length task's curves, its closer-to-no-PE verdict and, once all three problems ran, the
   side-by-side with the paper (``length_curves``)."""
   by_row = _models_by_row(task, models)
-  fig = os.path.join(RESULTS, task, "curves.png")
+  fig = os.path.join(STUDY.dir, task, "curves.png")
   length_curves.curves_figure(task, by_row, fig)
   lines = ["### Accuracy against length", "",
            f"![accuracy against length, {task}](../experiments/results/benchmark/{task}/"
@@ -441,8 +438,8 @@ def length_section(task: str, models: list[dict]) -> list[str]:
   closer = length_curves.closer_to_none(by_row, *SIGMAS)
   if closer:
     lines += [f"Learned table vs no PE on the unseen lengths (mean |gap| over n, per seed): "
-              f"σ = {SIGMAS[0]:g} {_ci(closer['gap_small'])}, σ = {SIGMAS[1]:g} "
-              f"{_ci(closer['gap_large'])}: **{closer['verdict']}** (p = {closer['p']:.3f}).", ""]
+              f"σ = {SIGMAS[0]:g} {interval(closer['gap_small'])}, σ = {SIGMAS[1]:g} "
+              f"{interval(closer['gap_large'])}: **{closer['verdict']}** (p = {closer['p']:.3f}).", ""]
   if task == LENGTH_TASKS[-1]:
     by_task = {t: _task_records(t, models) for t in LENGTH_TASKS}
     sbs = length_curves.side_by_side(by_task)
@@ -492,15 +489,10 @@ named as equal (docs/pe_catalogue.md, "PEs that coincide on a task").
 """
 
 
-def jobs() -> list[Job]:
-  """Every trained row's job, all tasks (the study's job list)."""
-  return [row.job for task in BUDGETS for row in rows(task) if row.job is not None]
-
-
 def tabulate(tasks: list[str], root: str) -> str:
   """docs/benchmark.md from the study's records (``experiments.records``; jobs finished under
   ``root`` refresh theirs first)."""
-  models = records.update(RESULTS, jobs(), root)
+  models = STUDY.records(root)
   text = "\n".join([INTRO] + [tabulate_task(t, root, models) for t in tasks])
   with open(DOC, "w") as f:
     f.write(text)
@@ -537,8 +529,7 @@ def main(argv=None) -> int:
     if not args.task:
       parser.error("--task: needed to train (one task per command); allowed: "
                    + ", ".join(BUDGETS))
-    failed = runner.run_jobs(jobs, args.root, args.lanes, check=False,
-                             done=records.kept_or_finished(RESULTS))
+    failed = STUDY.train(args.root, args.lanes, [j.name for j in jobs], check=False)
     for name in failed:
       print(f"[{name}] failed; its row is missing from the table (rerun to resume)",
             file=sys.stderr)

@@ -24,7 +24,7 @@ import sys
 
 from experiments.claims import cli, figures, jobs, verdicts
 from experiments.claims.spec import Claim, Column
-from experiments.claims.table import fmt
+from experiments.study import interval
 from experiments.stats import greater_than_zero
 
 SMALL, LARGE = (0.01, 0.1), (1.0, 3.0)
@@ -48,10 +48,10 @@ def verdict(table):
   r2 = separates(table, "pe:mds_r2")
   g = {s: table.get("learned", s) for s in SMALL + LARGE}
   best_rsa = max(g[s]["pe_rsa"]["mean"] for s in SMALL)
-  text = ("PE–grid RSA " + ", ".join(f"σ={s:g}: {fmt(g[s]['pe_rsa'], 2)}"
+  text = ("PE–grid RSA " + ", ".join(f"σ={s:g}: {interval(g[s]['pe_rsa'], 2)}"
                                      for s in SMALL + LARGE)
           + f" (at init ≈ {g[SMALL[0]]['pe_rsa_init']['mean']:.2f}); layout R² "
-          + ", ".join(f"σ={s:g}: {fmt(g[s]['pe:mds_r2'], 2)}" for s in SMALL + LARGE)
+          + ", ".join(f"σ={s:g}: {interval(g[s]['pe:mds_r2'], 2)}" for s in SMALL + LARGE)
           + ". Small σ's change from its own init above 0 and above large σ's change (p < 0.05): "
           f"RSA {all(rsa)}, layout R² {all(r2)}; best small-σ RSA {best_rsa:.2f} "
           "(threshold for a full hold: 0.5).")

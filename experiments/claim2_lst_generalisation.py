@@ -22,7 +22,7 @@ import sys
 
 from experiments.claims import cli, figures, jobs
 from experiments.claims.spec import Claim, Column
-from experiments.claims.table import fmt
+from experiments.study import interval
 from experiments.stats import welch_greater
 
 SMALL, LARGE = (0.01, 0.1, 0.3), (1.0, 3.0)
@@ -53,7 +53,7 @@ def verdict(table):
     all_failed += failed
     all_fit &= all(fits.values())
     parts.append(f"{c}: " + ", ".join(
-        f"σ={s:g} test {fmt(table.get(c, s)['test_accuracy'])} / train "
+        f"σ={s:g} test {interval(table.get(c, s)['test_accuracy'])} / train "
         f"{table.get(c, s)['train_accuracy']['mean']:.3f}{' (fits)' if fits[s] else ''}"
         for s in table.sigmas(c))
         + f"; fitted (small, large) pairs {pairs or 'none'}"

@@ -21,7 +21,7 @@ import sys
 
 from experiments.claims import cli, figures, jobs
 from experiments.claims.spec import Claim, Column
-from experiments.claims.table import fmt
+from experiments.study import interval
 from experiments.stats import welch_greater
 
 SIGMAS = (0.01, 0.3, 3.0)
@@ -44,15 +44,15 @@ def verdict(table):
   lost = {pe: welch_greater(table.get(pe)["test_accuracy"],
                             table.get(f"{pe} (scrambled)")["test_accuracy"]) < 0.05
           for pe in INDEX_PES + ("sinusoidal_2d",)}
-  text = (f"Learned σ={s:g}: RSA scrambled {fmt(scr['pe_rsa'], 2)} (init "
-          f"{fmt(scr['pe_rsa_init'], 2)}) vs grid order {fmt(grid['pe_rsa'], 2)}. "
-          + "; ".join(f"{pe}: test acc grid order {fmt(table.get(pe)['test_accuracy'])} vs "
-                      f"scrambled {fmt(table.get(pe + ' (scrambled)')['test_accuracy'])}"
+  text = (f"Learned σ={s:g}: RSA scrambled {interval(scr['pe_rsa'], 2)} (init "
+          f"{interval(scr['pe_rsa_init'], 2)}) vs grid order {interval(grid['pe_rsa'], 2)}. "
+          + "; ".join(f"{pe}: test acc grid order {interval(table.get(pe)['test_accuracy'])} vs "
+                      f"scrambled {interval(table.get(pe + ' (scrambled)')['test_accuracy'])}"
                       f" ({'clearly lower' if lost[pe] else 'not clearly lower'})"
                       for pe in INDEX_PES + ("sinusoidal_2d",))
           + ". Learned σ=3 test acc scrambled "
-          f"{fmt(table.get('learned (scrambled)', 3.0)['test_accuracy'])} vs grid order "
-          f"{fmt(table.get('learned', 3.0)['test_accuracy'])}.")
+          f"{interval(table.get('learned (scrambled)', 3.0)['test_accuracy'])} vs grid order "
+          f"{interval(table.get('learned', 3.0)['test_accuracy'])}.")
   index_lost = [lost[pe] for pe in INDEX_PES]
   if a and all(index_lost):
     return "holds", text

@@ -39,7 +39,7 @@ import sys
 from experiments import RESULTS_DIR
 from experiments.claims import cli, figures, jobs, verdicts
 from experiments.claims.spec import Claim, Column
-from experiments.claims.table import fmt
+from experiments.study import interval
 
 SMALL, LARGE = (0.01, 0.1), (1.0,)
 
@@ -60,7 +60,7 @@ def verdict(table):
               "functional networks": "pe_fc_modularity"}, SMALL, LARGE)
   general = verdicts.separated(table, "test_r2", SMALL, LARGE)
   text += (" Generalisation (held-out-subject R², not part of the verdict): "
-           + ", ".join(f"σ={s:g} {fmt(table.get('learned', s)['test_r2'])}"
+           + ", ".join(f"σ={s:g} {interval(table.get('learned', s)['test_r2'])}"
                        for s in SMALL + LARGE)
            + (" — small clearly above large." if general else " — small not clearly above large."))
   return result, text

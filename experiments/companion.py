@@ -66,19 +66,16 @@ Verdict rules (written before the runs on the companion's data):
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 
 import numpy as np
 
-from experiments import REPO, RESULTS_DIR, RESULTS_MD, cluster, records, runner, stats
-from experiments.results_doc import splice_results_section
+from experiments import cluster, records, stats
 from experiments.runner import Job
+from experiments.study import Study, mean_sd
 
 CONFIG = "configs/grid2d.py:companion"
-RESULTS = os.path.join(RESULTS_DIR, "companion")
 LEVELS = ("binary", "ternary", "quaternary")
 VARIANT = (("model.readout", "token"), ("model.mlp_final_activation", "gelu"))
 
@@ -127,6 +124,7 @@ JOBS = (
     _learned("learned_s0_b", (1.0, 1.5), (0,), generator="pluck"),
     _sinusoid("sinusoid_2d", (0, 1), "pluck"),
 )
+STUDY = Study("companion", JOBS)
 
 # The companion's epoch-200 numbers: PE → (train, test mean, test sd, test by level, human mean,
 # human sd).
@@ -164,14 +162,6 @@ def _label(rows: list[dict]) -> list[dict]:
     pe = r["pe_init_scale"] if job.config == CONFIG else "2-D sinusoidal"
     out.append(dict(r, pe=pe, data=dict(job.overrides)["data.generator"], variant=_variant(job)))
   return out
-
-
-def collect(root: str, results: str = RESULTS) -> tuple[list[dict], list[dict]]:
-  """The labelled records (``experiments.records``: a row per model) and training curves of every
-  finished piece; pieces finished under ``root`` are refreshed in ``results`` first."""
-  models = records.update(results, JOBS, root)
-  curves = records.keep_curves(results, JOBS, root)
-  return _label(models), _label(curves)
 
 
 def _change(m: dict, measure: str, key: str):
@@ -315,10 +305,9 @@ def mechanism(models: list[dict]) -> dict | None:
 
 
 def _f(x, digits=3) -> str:
+  """A reduced measure as 'mean ± sd' (``study.mean_sd``), a plain number as itself."""
   if isinstance(x, dict):
-    if x["mean"] is None:
-      return "—"
-    return f"{x['mean']:.{digits}f}" + (f" ± {x['sd']:.{digits}f}" if x["n"] > 1 else "")
+    return mean_sd(x, digits)
   return "—" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
 
 
@@ -513,52 +502,37 @@ def figure_mechanism(models: list[dict], path: str) -> None:
   plt.close(fig)
 
 
-def tabulate(root: str, results: str = RESULTS) -> str:
-  os.makedirs(results, exist_ok=True)
-  models, rows = collect(root, results)
+def tabulate(root: str, study: Study = None) -> str:
+  """The tables, verdicts and figures from the kept records and curves (``study``: where they are;
+  default ``STUDY``)."""
+  study = study or STUDY
+  models, rows = _label(study.records(root)), _label(study.curves(root))
   conditions = per_condition(models)
   verdict = {"side_by_side": side_by_side(conditions),
              "variants": {v: variant_verdict(models, v) for v in (TOKEN_GELU, FLAX)},
              "claims": claim_verdicts(conditions), "mechanism": mechanism(models)}
-  findings_path = os.path.join(results, "findings.md")
+  findings_path = os.path.join(study.dir, "findings.md")
   findings = open(findings_path).read() if os.path.exists(findings_path) else ""
-  text = markdown(conditions, verdict, wall_times(models), findings)
-  with open(os.path.join(results, "table.md"), "w") as f:
-    f.write(text)
-  with open(os.path.join(results, "table.json"), "w") as f:
-    json.dump({"conditions": conditions, "verdict": verdict,
-               "companion": {str(k): v for k, v in COMPANION.items()}}, f, indent=1,
-              default=str)
+  os.makedirs(study.dir, exist_ok=True)
   if rows:
-    figure(rows, os.path.join(results, "figure.png"))
+    figure(rows, os.path.join(study.dir, "figure.png"))
   if verdict["mechanism"]:
-    figure_mechanism(models, os.path.join(results, "figure_mechanism.png"))
-  if results == RESULTS:  # the repo's own results: its RESULTS.md section follows the table
-    splice_results_section("companion", RESULTS_DIR, RESULTS_MD)
-  return text
+    figure_mechanism(models, os.path.join(study.dir, "figure_mechanism.png"))
+  return study.publish(markdown(conditions, verdict, wall_times(models), findings),
+                       {"conditions": conditions, "verdict": verdict,
+                        "companion": {str(k): v for k, v in COMPANION.items()}})
 
 
 def main(argv=None) -> int:
-  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  parser.add_argument("--root", default=os.path.join(REPO, "runs", "companion"))
-  parser.add_argument("--jobs", default="", help="comma-separated piece names (default: all)")
-  parser.add_argument("--lanes", type=int, default=1,
-                      help="pieces trained at once, each pinned to its own core (2 on 2 cores)")
-  mode = parser.add_mutually_exclusive_group()
-  mode.add_argument("--print", action="store_true", help="print one command per piece and stop")
-  mode.add_argument("--tabulate", action="store_true", help="only tabulate finished pieces")
+  parser = STUDY.parser(__doc__.splitlines()[0])
   args = parser.parse_args(argv)
-  names = [n for n in args.jobs.split(",") if n]
-  unknown = set(names) - {j.name for j in JOBS}
-  if unknown:
-    parser.error(f"--jobs: unknown piece(s) {sorted(unknown)}; allowed: "
-                 f"{', '.join(j.name for j in JOBS)}")
-  jobs = [j for j in JOBS if not names or j.name in names]
+  names = STUDY.job_names(parser, args.jobs)
   if args.print:  # this interpreter's path, as before (experiments.cluster prints ``python``)
+    jobs = [j for j in JOBS if not names or j.name in names]
     print("\n".join(cluster.command_lines(jobs, args.root, python=sys.executable)))
     return 0
   if not args.tabulate:
-    runner.run_jobs(jobs, args.root, args.lanes, done=records.kept_or_finished(RESULTS))
+    STUDY.train(args.root, args.lanes, names)
   print(tabulate(args.root))
   return 0
 

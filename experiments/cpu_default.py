@@ -24,17 +24,14 @@ below the best one fares, which the tables show.
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
 import os
 import sys
 
-from experiments import REPO, RESULTS_DIR, RESULTS_MD, records, runner, stats
-from experiments.results_doc import splice_results_section
+from experiments import REPO, cluster, records, stats
 from experiments.runner import Job
+from experiments.study import Study
 
-RESULTS = os.path.join(RESULTS_DIR, "cpu_default")
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
 
 
@@ -63,6 +60,8 @@ PROBES = (
            **{"data.generator": "companion", "model.weight_init": "torch",
               "sweep.seeds": (0, 1, 2)}),
 )
+STUDY = Study("cpu_default", tuple(job for job, _ in PROBES),
+              default_root=os.path.join(REPO, "runs", "explore"))
 # Probes of one setting with different seeds, judged together (name → the probes it pools).
 POOLED = {"pluck_d4_lr3e-4 (seeds 0–2)": ("pluck_d4_lr3e-4", "pluck_d4_lr3e-4_s12")}
 
@@ -101,7 +100,7 @@ def _summaries(root: str) -> dict[str, dict]:
   """Each finished probe's models (``experiments.records``; probes finished under ``root`` are
   refreshed first) as a summary for ``report.format_table``, then each pool of ``POOLED`` whose
   probes have all finished (their models together), by name."""
-  rows = records.update(RESULTS, [job for job, _ in PROBES], root)
+  rows = STUDY.records(root)
   out = {}
   for job, _ in PROBES:
     models = records.of_job(rows, job)
@@ -139,7 +138,7 @@ def conclusion(root: str) -> list[str]:
 
 def tabulate(root: str) -> str:
   """Per finished probe: its per-σ table (``report.format_table``) and its budget curves (the
-  ``analyze`` training-curves figure), from the records and curves kept in ``RESULTS``."""
+  ``analyze`` training-curves figure), from the records and curves kept in ``STUDY.dir``."""
   from learnpe_jax.training import report
   from learnpe_jax.analysis import plots
   sections = ["# Probes for a CPU default that shows the study's picture", "",
@@ -155,13 +154,13 @@ def tabulate(root: str) -> str:
       f"{k} {'yes' if v is True else 'no' if v is False else v}"
       for k, v in aim_met(models).items()) + "."
   summaries = _summaries(root)
-  curves = records.keep_curves(RESULTS, [job for job, _ in PROBES], root)
+  curves = STUDY.curves(root)
   for job, description in PROBES:
     if job.name not in summaries:
       sections += [f"## {job.name}: {description}", "", "(not run yet)", ""]
       continue
     fig = plots.training_curves(records.of_job(curves, job), "accuracy")
-    fig.savefig(os.path.join(RESULTS, f"budget_curves_{job.name}.png"), dpi=100)
+    fig.savefig(os.path.join(STUDY.dir, f"budget_curves_{job.name}.png"), dpi=100)
     command = " ".join(job.command("runs/explore")[1:])
     summary = summaries[job.name]
     sections += [f"## {job.name}: {description}", "", f"`python {command}`", "",
@@ -174,21 +173,20 @@ def tabulate(root: str) -> str:
                    report.format_table(summaries[name]), "", aim_line(summaries[name]["models"]),
                    ""]
   sections += ["## Which probes meet the aim", ""] + conclusion(root) + [""]
-  text = "\n".join(sections)
-  with open(os.path.join(RESULTS, "table.md"), "w") as f:
-    f.write(text)
-  splice_results_section("cpu_default", RESULTS_DIR, RESULTS_MD)
-  return text
+  return STUDY.publish("\n".join(sections))
 
 
 def main(argv=None) -> int:
-  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  parser.add_argument("--root", default=os.path.join(REPO, "runs", "explore"))
-  parser.add_argument("--tabulate", action="store_true", help="only tabulate finished probes")
+  parser = STUDY.parser(__doc__.splitlines()[0])
   args = parser.parse_args(argv)
-  os.makedirs(RESULTS, exist_ok=True)
+  names = STUDY.job_names(parser, args.jobs)
+  if args.print:
+    print("\n".join(cluster.command_lines([j for j in STUDY.jobs if not names or j.name in names],
+                                          args.root)))
+    return 0
+  os.makedirs(STUDY.dir, exist_ok=True)
   if not args.tabulate:
-    runner.run_jobs([job for job, _ in PROBES], args.root, done=records.kept_or_finished(RESULTS))
+    STUDY.train(args.root, args.lanes, names)
   print(tabulate(args.root))
   return 0
 

@@ -27,7 +27,7 @@ from experiments.results_doc import splice_results_section
 from learnpe_jax.tasks.lst import generate as ls
 from learnpe_jax.tasks.lst import overlap as lst_overlap, puzzle_csv
 from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds
-from learnpe_jax.tasks.lst.task import human_puzzles_path
+from learnpe_jax.tasks.lst.task import HUMAN_PUZZLES, human_puzzles_path
 
 
 
@@ -119,7 +119,7 @@ def render(report: dict, args) -> str:
   ]
   human = report.get("human_108")
   if human is None:
-    lines += [f"The human 108 puzzles are not in the package (`learnpe_jax/tasks/{HUMAN_RESOURCE}`"
+    lines += [f"The human 108 puzzles are not in the package (`learnpe_jax/tasks/lst/data/{HUMAN_PUZZLES}`"
               "); their rows and columns are skipped.", ""]
   lines += ["## Puzzles per split and level", "",
             "| generator | split | binary | ternary | quaternary | all | distinct exactly "

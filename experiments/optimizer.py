@@ -17,17 +17,13 @@ more than 0.1; *shows partly* when one of (a), (b) holds; otherwise *does not sh
 
 from __future__ import annotations
 
-import argparse
 import collections
-import json
-import os
 import sys
 
-from experiments import REPO, RESULTS_DIR, RESULTS_MD, records, runner, stats
-from experiments.results_doc import splice_results_section
+from experiments import cluster, records, stats
 from experiments.runner import Job
+from experiments.study import Study
 
-RESULTS = os.path.join(RESULTS_DIR, "optimizer")
 SEEDS = (0, 1, 2)  # the default's
 JOBS = (
     Job(name="adamw", config="configs/grid2d.py:reduced"),
@@ -35,6 +31,7 @@ JOBS = (
         overrides=(("optim.name", "sgd"), ("optim.momentum", 0.9),
                    ("sweep.learning_rate", (0.01, 0.1)))),
 )
+STUDY = Study("optimizer", JOBS)
 
 
 def effect(models: list[dict]) -> tuple[str, dict]:
@@ -58,7 +55,7 @@ def tabulate(root: str) -> str:
            "`python -m experiments.optimizer`; settings and rule in the script's docstring "
            f"(seeds {', '.join(map(str, SEEDS))}; mean ± sd over seeds).", ""]
   verdicts = {}
-  rows = records.update(RESULTS, JOBS, root)  # jobs finished under root refresh their rows
+  rows = STUDY.records(root)  # jobs finished under root refresh their rows
   for job in JOBS:
     models = records.of_job(rows, job)
     if not models:
@@ -73,22 +70,19 @@ def tabulate(root: str) -> str:
       lines.append(f"- **{job.name}, lr {lr:g}: the init-scale effect {verdict}** ("
                    + "; ".join(f"{k} {v:+.3f}" for k, v in parts.items()) + ").")
     lines.append("")
-  os.makedirs(RESULTS, exist_ok=True)
-  with open(os.path.join(RESULTS, "table.md"), "w") as f:
-    f.write("\n".join(lines))
-  with open(os.path.join(RESULTS, "table.json"), "w") as f:
-    json.dump(verdicts, f, indent=1)
-  splice_results_section("optimizer", RESULTS_DIR, RESULTS_MD)
-  return "\n".join(lines)
+  return STUDY.publish("\n".join(lines), verdicts)
 
 
 def main(argv=None) -> int:
-  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  parser.add_argument("--root", default=os.path.join(REPO, "runs", "optimizer"))
-  parser.add_argument("--tabulate", action="store_true", help="only tabulate finished jobs")
+  parser = STUDY.parser(__doc__.splitlines()[0])
   args = parser.parse_args(argv)
+  names = STUDY.job_names(parser, args.jobs)
+  if args.print:
+    print("\n".join(cluster.command_lines([j for j in JOBS if not names or j.name in names],
+                                          args.root)))
+    return 0
   if not args.tabulate:
-    runner.run_jobs(list(JOBS), args.root, done=records.kept_or_finished(RESULTS))
+    STUDY.train(args.root, args.lanes, names)
   print(tabulate(args.root))
   return 0
 

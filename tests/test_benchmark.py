@@ -1,6 +1,7 @@
 """experiments.benchmark: its rows per task, its jobs' configs, the init-scale verdict rule, and the
 tables it builds from finished runs."""
 
+import dataclasses
 import json
 
 import pytest
@@ -126,7 +127,8 @@ def _summary(pe, scores, rsa=None):
 
 
 def test_tables_from_finished_runs(tmp_path, monkeypatch):
-  monkeypatch.setattr(benchmark, "RESULTS", str(tmp_path / "results"))
+  study = dataclasses.replace(benchmark.STUDY, results_dir=str(tmp_path))
+  monkeypatch.setattr(benchmark, "STUDY", study)
   monkeypatch.setattr(benchmark, "DOC", str(tmp_path / "benchmark.md"))
   root = tmp_path / "runs"
   runs = {"learned": _summary("learned", {0.1: [0.95, 0.96, 0.97], 2.0: [0.60, 0.62, 0.61]},
@@ -154,18 +156,18 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   assert "| `learned` | add | 0.960 [" in text and "small σ better" in text
   assert "Score verdicts: small σ better: 1." in text
   assert "Wall time: 6 min for the 2 jobs above" in text
-  kept = [json.loads(l) for l in (tmp_path / "results" / "records.jsonl").read_text().splitlines()]
+  kept = [json.loads(l) for l in (tmp_path / "benchmark" / "records.jsonl").read_text().splitlines()]
   assert len(kept) == 9 and {r["job"] for r in kept} == {"lst/learned", "lst/rope"}
   assert {r["wall_s"] for r in kept if r["job"] == "lst/learned"} == {180.0}
   assert "| 3 (1 core) |" in ranking and "| 3 |" in ranking  # rope's timing gives its cores
-  assert (tmp_path / "results" / "lst" / "init_scale.png").exists()
+  assert (tmp_path / "benchmark" / "lst" / "init_scale.png").exists()
   assert (tmp_path / "benchmark.md").read_text() == text
   assert "### What the results say" not in text
-  (tmp_path / "results" / "lst" / benchmark.FINDINGS).write_text("The small σ wins here.\n")
+  (tmp_path / "benchmark" / "lst" / benchmark.FINDINGS).write_text("The small σ wins here.\n")
   assert "### What the results say\n\nThe small σ wins here.\n" in benchmark.tabulate(
       ["lst"], str(root))
   # A fresh checkout (no run folder) ranks the same from the kept records, and does not retrain.
-  done = records.kept_or_finished(benchmark.RESULTS)
+  done = records.kept_or_finished(study.dir)
   rows = {r.name: r.job for r in benchmark.rows("lst") if r.job is not None}
   assert done(rows["learned"], str(tmp_path / "gone")) and not done(rows["alibi"], str(root))
   fresh = benchmark.tabulate(["lst"], str(tmp_path / "gone"))

@@ -1,5 +1,6 @@
 """experiments.companion: the like-for-like rules on known numbers, the tables from runs, its jobs."""
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -121,8 +122,9 @@ def test_tables_from_finished_pieces(tmp_path):
   # 20 min of 5-min log steps, 2 h of nothing (a resume in a later session), 20 min more.
   stamps = [f"07:{m:02d}" for m in range(0, 21, 5)] + [f"09:{m:02d}" for m in range(20, 41, 5)]
   (workdir / "train.log").write_text("".join(f"I1201 {t}:00.000 x] line\n" for t in stamps))
-  results = tmp_path / "results"
-  text = companion.tabulate(str(tmp_path / "runs"), str(results))
+  study = dataclasses.replace(companion.STUDY, results_dir=str(tmp_path / "results"))
+  results = tmp_path / "results" / "companion"
+  text = companion.tabulate(str(tmp_path / "runs"), study)
   assert "| learned σ = 0.2 | 1 | 1.000 / 1.000 | 0.900 / 0.987 ± 0.009 |" in text
   assert "| learned σ = 0.2 | 1 | 0.300 | +0.30 / +0.30 / +0.30 / +0.30 |" in text
   assert f"`{job.name}`: 40 min" in text and "**Side by side:** incomplete" in text
@@ -132,7 +134,7 @@ def test_tables_from_finished_pieces(tmp_path):
       (job.name, 0.2, 2400.0), (job.name, 2.0, 2400.0)]
   assert len((results / "curves.jsonl").read_text().splitlines()) == 4
   shutil.rmtree(tmp_path / "runs")
-  assert companion.tabulate(str(tmp_path / "runs"), str(results)) == text
+  assert companion.tabulate(str(tmp_path / "runs"), study) == text
   table = json.loads((results / "table.json").read_text())
   # σ = 0.2: test 0.9 < 0.987 − 2 × 0.009; σ = 2: human 0.9 > 0.389 + 2 × 0.156.
   rows = table["verdict"]["side_by_side"]["rows_within_2sd"]
@@ -143,7 +145,7 @@ def test_tables_from_finished_pieces(tmp_path):
 def test_unknown_piece_is_refused(argv, capsys):
   with pytest.raises(SystemExit):
     companion.main(argv)
-  assert "unknown piece(s) ['nope']" in capsys.readouterr().err
+  assert "unknown job(s) ['nope']" in capsys.readouterr().err
 
 
 def test_print_gives_one_resumable_command_per_piece(capsys):

@@ -12,6 +12,7 @@ import dataclasses
 import numpy as np
 
 from experiments import stats
+from experiments.study import interval
 from experiments.claims.spec import Claim
 
 
@@ -82,15 +83,6 @@ def table_from_kept(claim: Claim, groups: list[dict]) -> Table:
   return Table(claim, out)
 
 
-def fmt(iv: dict, digits: int = 3) -> str:
-  """An ``over_seeds`` summary as 'mean [lo, hi]' ('mean' for one seed, '—' for none)."""
-  if not iv or iv["mean"] is None:
-    return "—"
-  if iv["n"] < 2:
-    return f"{iv['mean']:.{digits}f}"
-  return f"{iv['mean']:.{digits}f} [{iv['lo']:.{digits}f}, {iv['hi']:.{digits}f}]"
-
-
 def markdown(table: Table, command: str, verdict: tuple[str, str], figure: str | None) -> str:
   """The claim's section: statement, verdict, setting, command, the table, figure and notes."""
   claim = table.claim
@@ -105,7 +97,7 @@ def markdown(table: Table, command: str, verdict: tuple[str, str], figure: str |
   for g in table.groups:
     n = f"{len(g['seeds'])}" + (f" ({g['diverged']} diverged)" if g["diverged"] else "")
     lines.append("| " + " | ".join([g["condition"], f"{g['sigma']:g}", n]
-                                   + [fmt(g[c.key], c.digits) for c in claim.columns]) + " |")
+                                   + [interval(g[c.key], c.digits) for c in claim.columns]) + " |")
   if figure:
     lines += ["", f"![claim {claim.number}]({figure})", "",
               f"*Figure: made by `{command}`.*"]

@@ -3,7 +3,8 @@ on one metric, and a verdict from several such parts."""
 
 from __future__ import annotations
 
-from experiments.claims.table import Table, fmt
+from experiments.claims.table import Table
+from experiments.study import interval
 from experiments.stats import welch_greater
 
 
@@ -18,7 +19,7 @@ def verdict_from_parts(table: Table, parts: dict[str, str], small, large) -> tup
   some → holds partly, none → does not hold at this scale. The text gives every group's numbers."""
   passed = {name: separated(table, key, small, large) for name, key in parts.items()}
   text = "; ".join(
-      f"{name} ({key}): " + ", ".join(f"σ={s:g} {fmt(table.get('learned', s)[key])}"
+      f"{name} ({key}): " + ", ".join(f"σ={s:g} {interval(table.get('learned', s)[key])}"
                                       for s in tuple(small) + tuple(large))
       + (" — small clearly above large" if passed[name] else " — not separated")
       for name, key in parts.items()) + "."

@@ -1,0 +1,114 @@
+"""The results pipeline every study shares: a study is its job list, its grouping of models into
+conditions and a verdict function written before its runs (in the study's script); this module
+does the rest.
+
+    train      ``Study.train``: the jobs not kept or finished, resumable (``experiments.runner``)
+    collect    ``Study.records`` / ``Study.curves``: the study's ``records.jsonl`` and
+               ``curves.jsonl`` (``experiments.records``), refreshed from finished runs
+    reduce     ``experiments.stats``: mean, sd and 95% interval over seeds; Welch's test (scipy)
+    present    ``interval`` / ``mean_sd`` (one way to print a reduced measure), ``markdown_table``
+    publish    ``Study.publish``: ``table.md``, ``table.json`` and the study's RESULTS.md section
+               (``experiments.results_doc``)
+
+The claims (``experiments.claims``) add their own layer on top (columns, a verdict per claim,
+RESULTS.md's summary); the other studies (``benchmark``, ``companion``, ``cpu_default``,
+``optimizer``) are one ``Study`` each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+from typing import Callable
+
+from experiments import REPO, RESULTS_DIR, RESULTS_MD, records, runner
+from experiments.results_doc import splice_results_section
+from experiments.runner import Job
+from learnpe_jax.run.workdir import atomic_write_text, write_json
+
+
+def interval(s: dict | None, digits: int = 3) -> str:
+  """An ``stats.over_seeds`` summary as 'mean [lo, hi]' (the 95% interval; 'mean' for one seed,
+  '—' for none)."""
+  if not s or s["mean"] is None:
+    return "—"
+  if s["n"] < 2:
+    return f"{s['mean']:.{digits}f}"
+  return f"{s['mean']:.{digits}f} [{s['lo']:.{digits}f}, {s['hi']:.{digits}f}]"
+
+
+def mean_sd(s: dict | None, digits: int = 3) -> str:
+  """An ``stats.over_seeds`` summary as 'mean ± sd' ('mean' for one seed, '—' for none)."""
+  if not s or s["mean"] is None:
+    return "—"
+  return f"{s['mean']:.{digits}f}" + (f" ± {s['sd']:.{digits}f}" if s["n"] > 1 else "")
+
+
+def markdown_table(head: list[str], rows: list[list[str]]) -> list[str]:
+  """A markdown table's lines."""
+  return (["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+          + ["| " + " | ".join(map(str, r)) + " |" for r in rows])
+
+
+@dataclasses.dataclass(frozen=True)
+class Study:
+  """One study's jobs and where its results go (``results_dir/name``)."""
+  name: str
+  jobs: tuple[Job, ...]
+  default_root: str = ""          # where its runs go (default: runs/<name>)
+  results_dir: str = RESULTS_DIR
+
+  @property
+  def dir(self) -> str:
+    return os.path.join(self.results_dir, self.name)
+
+  @property
+  def root(self) -> str:
+    return self.default_root or os.path.join(REPO, "runs", self.name)
+
+  def train(self, root: str, lanes: int = 1, names=(), check: bool = True) -> list[str]:
+    """Train the jobs (those named, or all) whose records are neither kept nor finished."""
+    jobs = [j for j in self.jobs if not names or j.name in names]
+    return runner.run_jobs(jobs, root, lanes, check=check,
+                           done=records.kept_or_finished(self.dir))
+
+  def records(self, root: str, extra: Callable[[str], list[dict]] | None = None) -> list[dict]:
+    return records.update(self.dir, self.jobs, root, extra)
+
+  def curves(self, root: str) -> list[dict]:
+    return records.keep_curves(self.dir, self.jobs, root)
+
+  def publish(self, markdown: str, table: dict | None = None, splice: bool = True) -> str:
+    """Write ``table.md`` (and ``table.json``), then the study's RESULTS.md section (for the
+    repo's own results folder only); returns the markdown."""
+    os.makedirs(self.dir, exist_ok=True)
+    atomic_write_text(os.path.join(self.dir, "table.md"), markdown)
+    if table is not None:
+      write_json(os.path.join(self.dir, "table.json"), json.loads(json.dumps(table, default=str)))
+    if splice and self.results_dir == RESULTS_DIR:
+      splice_results_section(self.name, RESULTS_DIR, RESULTS_MD)
+    return markdown
+
+  def parser(self, description: str) -> argparse.ArgumentParser:
+    """The command line every study takes: --root, --lanes, --jobs, --tabulate, --print."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--root", default=self.root, help="where the jobs' run folders go")
+    p.add_argument("--lanes", type=int, default=1,
+                   help="jobs at once, each pinned to its own CPU core (2 on 2 cores)")
+    p.add_argument("--jobs", default="", help="comma-separated job names (default: all)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--print", action="store_true", help="print one command per job and stop")
+    mode.add_argument("--tabulate", action="store_true",
+                      help="only the tables and figures, from kept and finished jobs")
+    return p
+
+  def job_names(self, parser: argparse.ArgumentParser, text: str) -> list[str]:
+    """``--jobs``'s names, each checked against the study's jobs."""
+    names = [n for n in text.split(",") if n]
+    unknown = sorted(set(names) - {j.name for j in self.jobs})
+    if unknown:
+      parser.error(f"--jobs: unknown job(s) {unknown}; allowed: "
+                   f"{', '.join(j.name for j in self.jobs)}")
+    return names
