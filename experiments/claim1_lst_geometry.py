@@ -24,7 +24,7 @@ import sys
 
 from experiments.claims import cli, figures, jobs, verdicts
 from experiments.claims.spec import Claim, Column
-from experiments.study import interval
+from experiments.study import describe, interval
 from experiments.stats import greater_than_zero
 
 SMALL, LARGE = (0.01, 0.1), (1.0, 3.0)
@@ -68,9 +68,9 @@ CLAIM = Claim(
     statement="On the 4×4 Latin Square Task a learned PE initialised with a small norm learns PEs "
               "whose similarity mirrors the grid (high PE–grid RSA, the grid recoverable from the "
               "PEs), and a large-norm init does not.",
-    setting="`configs/grid2d.py:reduced` (width 64, 2 blocks, 1 head, lr 1e-3, batch 128, puzzles revealed at random), 2,000 steps, "
-            "learned PE (normal init) at σ ∈ {0.01, 0.1, 0.3, 1, 3}, seeds 0–4 (25 models in one "
-            "job, one compiled program). Metrics of the first block's PE.",
+    setting=f"`configs/grid2d.py:reduced` (puzzles revealed at random), learned PE (normal init): "
+            f"{describe(jobs.LST_LEARNED.at())} (25 models in one job, one compiled program). "
+            "Metrics of the first block's PE.",
     jobs=(jobs.LST_LEARNED,), columns=COLUMNS, verdict=verdict,
     figure=figures.sigma_figure([("pe_rsa", "PE–grid RSA (block 0)"),
                                 ("pe:mds_r2", "layout R² (MDS + Procrustes)"),

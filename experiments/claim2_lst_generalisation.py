@@ -22,7 +22,7 @@ import sys
 
 from experiments.claims import cli, figures, jobs
 from experiments.claims.spec import Claim, Column
-from experiments.study import interval
+from experiments.study import describe, interval
 from experiments.stats import welch_greater
 
 SMALL, LARGE = (0.01, 0.1, 0.3), (1.0, 3.0)
@@ -79,9 +79,10 @@ CLAIM = Claim(
               "fit the training set (study: 98.6% at σ = 0.2–0.5 vs 84.7% at σ = 2, all at 100% "
               "train); compared also with 1-D/2-D sinusoidal, 1-D/axial-2-D RoPE, a relative bias "
               "and no PE.",
-    setting="`configs/grid2d.py:reduced,pe=NAME` (width 64, 2 blocks, lr 1e-3, batch 128), 2,000 steps, "
-            "seeds 0–4; learned PE at σ ∈ {0.01, 0.1, 0.3, 1, 3}, and at σ ∈ {0.3, 1} for 6,000 "
-            "steps; fixed PEs at σ = 1 (nothing to scale); the learned relative bias "
+    setting=f"`configs/grid2d.py:reduced,pe=NAME`, learned PE: {describe(jobs.LST_LEARNED.at())}; "
+            "and for "
+            + " and ".join(describe(j.at()).split(", ", 5)[-1] for j in jobs.LST_LONG)
+            + "; fixed PEs at σ = 1 (nothing to scale); the learned relative bias "
             "(`rel_bias_clipped`) at σ = 0.1.",
     jobs=(jobs.LST_LEARNED,) + jobs.LST_LONG + jobs.LST_BASELINES, columns=COLUMNS, verdict=verdict,
     figure=figures.bars_figure([("train_accuracy", "train accuracy"),

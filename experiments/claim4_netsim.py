@@ -24,6 +24,7 @@ import sys
 
 from experiments.claims import cli, figures, jobs, verdicts
 from experiments.claims.spec import Claim, Column
+from experiments.study import describe
 
 SMALL, LARGE = (0.01, 0.1), (1.0, 3.0)
 COLUMNS = (Column("train_r2", "train R²"), Column("test_r2", "test R²"), Column("pe_rsa", "RSA"),
@@ -46,8 +47,8 @@ CLAIM = Claim(
     statement="On a simulated nonlinear stochastic network whose nodes have hidden positions and "
               "modules, a small-norm learned PE recovers the node geometry and the modules, and "
               "predicts held-out trajectories better than a large-norm one.",
-    setting="`configs/netsim.py` (64 nodes, 4 modules, width 32, 2 blocks, lr 1e-3, 1,500 steps), "
-            "learned PE at σ ∈ {0.01, 0.1, 1, 3}, seeds 0–4 (20 models in one job).",
+    setting=f"`configs/netsim.py` (64 nodes, 4 modules), learned PE: {describe(jobs.NETSIM.at())} "
+            "(20 models in one job).",
     jobs=(jobs.NETSIM,), columns=COLUMNS, verdict=verdict,
     figure=figures.sigma_figure([("pe_rsa", "PE–position RSA"),
                                 ("pe:pe_network_ari", "module ARI (k-means on PEs)"),

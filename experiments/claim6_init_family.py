@@ -20,6 +20,7 @@ import sys
 
 from experiments.claims import cli, figures, jobs
 from experiments.claims.spec import Claim, Column
+from experiments.study import describe
 
 METRICS = {"test accuracy": "test_accuracy", "RSA": "pe_rsa", "layout R²": "pe:mds_r2"}
 COLUMNS = (Column("train_accuracy", "train acc"), Column("test_accuracy", "test acc"),
@@ -57,8 +58,8 @@ CLAIM = Claim(
     statement="At matched init norm, the distribution the learned PE is drawn from (normal, "
               "uniform, orthogonal, truncated normal; Glorot-uniform at matched norm is the "
               "uniform family) changes what it learns and how well it generalises.",
-    setting="`configs/grid2d.py:reduced` with `--config.model.pe.init=FAMILY` (width 64, 2 blocks, lr 1e-3), "
-            "2,000 steps, σ = 0.1, seeds 0–4 per family.",
+    setting="`configs/grid2d.py:reduced` with `--config.model.pe.init=FAMILY`: "
+            f"{describe(jobs.LST_FAMILIES[0].at())} per family.",
     jobs=(jobs.LST_LEARNED,) + jobs.LST_FAMILIES, columns=COLUMNS, verdict=verdict,
     figure=figures.bars_figure([("test_accuracy", "test accuracy"), ("pe_rsa", "PE–grid RSA"),
                                ("pe:mds_r2", "layout R²")]),

@@ -112,3 +112,19 @@ class Study:
       parser.error(f"--jobs: unknown job(s) {unknown}; allowed: "
                    f"{', '.join(j.name for j in self.jobs)}")
     return names
+
+
+def describe(job: Job) -> str:
+  """A job's setting in words, read from the config its command builds (so a table's text cannot
+  drift from its config): width, blocks, heads, lr, batch, steps, σ and seeds."""
+  c = job.build_config()
+  heads, depth = c.model.get("num_heads", 1), c.model.depth
+  seeds = sorted(c.sweep.seeds)
+  run = seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 2
+  sigmas = ", ".join(f"{s:g}" for s in c.sweep.pe_init_scale)
+  return ", ".join([
+      f"width {c.model.width}", f"{depth} block{'s' * (depth != 1)}",
+      f"{heads} head{'s' * (heads != 1)}", f"lr {c.optim.learning_rate:g}",
+      f"batch {c.train.batch_size}", f"{c.train.num_steps:,} steps",
+      f"σ ∈ {{{sigmas}}}" if len(c.sweep.pe_init_scale) > 1 else f"σ = {sigmas}",
+      f"seeds {seeds[0]}–{seeds[-1]}" if run else "seeds " + ", ".join(map(str, seeds))])

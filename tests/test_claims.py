@@ -201,3 +201,16 @@ def test_results_section_is_spliced_in_place_and_demoted(tmp_path):
   assert "new numbers" in second and "### Part" not in second
   results_doc.splice_results_section("missing", str(results), str(md))  # no table: nothing changes
   assert md.read_text() == second
+
+
+def test_claim_settings_are_read_from_the_configs_their_jobs_build():
+  from experiments.claims import jobs
+  from experiments.runner import Job
+  from experiments.study import describe
+  job = Job("x", "configs/grid2d.py:reduced", (("train.num_steps", 1234),
+                                                ("sweep.pe_init_scale", (0.5,)),
+                                                ("sweep.seeds", (0, 2))))
+  assert describe(job) == ("width 64, 2 blocks, 1 head, lr 0.001, batch 128, 1,234 steps, "
+                           "σ = 0.5, seeds 0, 2")
+  from experiments import claim1_lst_geometry
+  assert describe(jobs.LST_LEARNED.at()) in claim1_lst_geometry.CLAIM.setting
