@@ -71,7 +71,7 @@ import sys
 
 import numpy as np
 
-from experiments import cluster, records, stats
+from experiments import records, stats
 from experiments.runner import Job
 from experiments.study import Study, mean_sd
 
@@ -524,17 +524,7 @@ def tabulate(root: str, study: Study = None) -> str:
 
 
 def main(argv=None) -> int:
-  parser = STUDY.parser(__doc__.splitlines()[0])
-  args = parser.parse_args(argv)
-  names = STUDY.job_names(parser, args.jobs)
-  if args.print:  # this interpreter's path, as before (experiments.cluster prints ``python``)
-    jobs = [j for j in JOBS if not names or j.name in names]
-    print("\n".join(cluster.command_lines(jobs, args.root, python=sys.executable)))
-    return 0
-  if not args.tabulate:
-    STUDY.train(args.root, args.lanes, names)
-  print(tabulate(args.root))
-  return 0
+  return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
 
 
 if __name__ == "__main__":

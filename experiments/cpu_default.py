@@ -28,7 +28,7 @@ import itertools
 import os
 import sys
 
-from experiments import REPO, cluster, records, stats
+from experiments import REPO, records, stats
 from experiments.runner import Job
 from experiments.study import Study
 
@@ -153,6 +153,7 @@ def tabulate(root: str) -> str:
   aim_line = lambda models: "Aim: " + ", ".join(
       f"{k} {'yes' if v is True else 'no' if v is False else v}"
       for k, v in aim_met(models).items()) + "."
+  os.makedirs(STUDY.dir, exist_ok=True)
   summaries = _summaries(root)
   curves = STUDY.curves(root)
   for job, description in PROBES:
@@ -177,18 +178,7 @@ def tabulate(root: str) -> str:
 
 
 def main(argv=None) -> int:
-  parser = STUDY.parser(__doc__.splitlines()[0])
-  args = parser.parse_args(argv)
-  names = STUDY.job_names(parser, args.jobs)
-  if args.print:
-    print("\n".join(cluster.command_lines([j for j in STUDY.jobs if not names or j.name in names],
-                                          args.root)))
-    return 0
-  os.makedirs(STUDY.dir, exist_ok=True)
-  if not args.tabulate:
-    STUDY.train(args.root, args.lanes, names)
-  print(tabulate(args.root))
-  return 0
+  return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
 
 
 if __name__ == "__main__":

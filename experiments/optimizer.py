@@ -20,7 +20,7 @@ from __future__ import annotations
 import collections
 import sys
 
-from experiments import cluster, records, stats
+from experiments import records, stats
 from experiments.runner import Job
 from experiments.study import Study
 
@@ -74,17 +74,7 @@ def tabulate(root: str) -> str:
 
 
 def main(argv=None) -> int:
-  parser = STUDY.parser(__doc__.splitlines()[0])
-  args = parser.parse_args(argv)
-  names = STUDY.job_names(parser, args.jobs)
-  if args.print:
-    print("\n".join(cluster.command_lines([j for j in JOBS if not names or j.name in names],
-                                          args.root)))
-    return 0
-  if not args.tabulate:
-    STUDY.train(args.root, args.lanes, names)
-  print(tabulate(args.root))
-  return 0
+  return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,10 @@ import argparse
 import dataclasses
 import json
 import os
+import sys
 from typing import Callable
 
-from experiments import REPO, RESULTS_DIR, RESULTS_MD, records, runner
+from experiments import REPO, RESULTS_DIR, RESULTS_MD, cluster, records, runner
 from experiments.results_doc import splice_results_section
 from experiments.runner import Job
 from learnpe_jax.run.workdir import atomic_write_text, write_json
@@ -103,6 +104,21 @@ class Study:
     mode.add_argument("--tabulate", action="store_true",
                       help="only the tables and figures, from kept and finished jobs")
     return p
+
+  def main(self, argv, description: str, tabulate: Callable[[str], str]) -> int:
+    """A study's command line: train the missing jobs (or print their commands), then print
+    ``tabulate(root)``."""
+    parser = self.parser(description)
+    args = parser.parse_args(argv)
+    names = self.job_names(parser, args.jobs)
+    if args.print:  # this interpreter's path (experiments.cluster's scripts print ``python``)
+      jobs = [j for j in self.jobs if not names or j.name in names]
+      print("\n".join(cluster.command_lines(jobs, args.root, python=sys.executable)))
+      return 0
+    if not args.tabulate:
+      self.train(args.root, args.lanes, names)
+    print(tabulate(args.root))
+    return 0
 
   def job_names(self, parser: argparse.ArgumentParser, text: str) -> list[str]:
     """``--jobs``'s names, each checked against the study's jobs."""
