@@ -506,6 +506,7 @@ def main(argv=None) -> int:
   parser.add_argument("--names", default="", help="comma-separated rows (default: all)")
   parser.add_argument("--root", default=os.path.join(REPO, "runs", "benchmark"))
   parser.add_argument("--tabulate", action="store_true", help="only tabulate finished jobs")
+  parser.add_argument("--retrain", action="store_true", help=records.RETRAIN_HELP)
   parser.add_argument("--lanes", type=int, default=1,
                       help="jobs at once, one CPU core each (runner.run_jobs)")
   parser.add_argument("--print", action="store_true", help="print one command per job and stop")
@@ -529,7 +530,8 @@ def main(argv=None) -> int:
     if not args.task:
       parser.error("--task: needed to train (one task per command); allowed: "
                    + ", ".join(BUDGETS))
-    failed = STUDY.train(args.root, args.lanes, [j.name for j in jobs], check=False)
+    failed = STUDY.train(args.root, args.lanes, [j.name for j in jobs], check=False,
+                         retrain=args.retrain)
     for name in failed:
       print(f"[{name}] failed; its row is missing from the table (rerun to resume)",
             file=sys.stderr)

@@ -155,10 +155,15 @@ def of_job(rows: list[dict], job: runner.Job | str) -> list[dict]:
   return [r for r in rows if r["job"] == name]
 
 
-def kept_or_finished(study_dir: str) -> Callable[[runner.Job, str], bool]:
+RETRAIN_HELP = ("train every job again under --root, even one whose records the repo keeps (the "
+                "new runs' records then replace the kept ones)")
+
+
+def kept_or_finished(study_dir: str, retrain: bool = False) -> Callable[[runner.Job, str], bool]:
   """A ``runner.run_jobs`` ``done`` test: the job finished under ``root`` or its rows are kept in
-  the study's ``records.jsonl`` (a fresh checkout does not retrain what the repo holds)."""
-  kept = {r["job"] for r in read(study_dir)}
+  the study's ``records.jsonl`` (a fresh checkout does not retrain what the repo holds); with
+  ``retrain`` only the first."""
+  kept = set() if retrain else {r["job"] for r in read(study_dir)}
   return lambda job, root: job.name in kept or runner.finished(job, root)
 
 

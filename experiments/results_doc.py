@@ -25,9 +25,10 @@ network, 10 LST models to 6,000) trained in about 1 h 40 min on a
 claim prints its study-scale jobs for a GPU or TPU with `--scale=paper --print`. Negative results
 stay in.
 
-All of it: `python -m experiments.claims --all --lanes=2` (trains what is missing under
-`runs/claims`, then writes every table, figure and this file; jobs shared between claims train
-once). Each claim alone: its command below. A rerun with the same thread layout (`--lanes=2` pins
+All of it: `python -m experiments.claims --all` (every table, figure and this file, from the
+models' records kept in `experiments/results/claims/records.jsonl`; `--retrain --lanes=2` trains
+the jobs again under `runs/claims` first, jobs shared between claims once). Each claim alone: its
+command below. A rerun with the same thread layout (`--lanes=2` pins
 each job to one core) gives the same numbers. A job run on a different number of threads differs in
 roundoff (XLA's CPU matmuls split their sums by thread count) and training amplifies it, within the
 intervals: `lst_init_uniform` rerun on two cores instead of one pinned core gave mean test accuracy

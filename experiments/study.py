@@ -69,11 +69,13 @@ class Study:
   def root(self) -> str:
     return self.default_root or os.path.join(REPO, "runs", self.name)
 
-  def train(self, root: str, lanes: int = 1, names=(), check: bool = True) -> list[str]:
-    """Train the jobs (those named, or all) whose records are neither kept nor finished."""
+  def train(self, root: str, lanes: int = 1, names=(), check: bool = True,
+            retrain: bool = False) -> list[str]:
+    """Train the jobs (those named, or all) whose records are neither kept nor finished (with
+    ``retrain``: not finished under ``root``)."""
     jobs = [j for j in self.jobs if not names or j.name in names]
     return runner.run_jobs(jobs, root, lanes, check=check,
-                           done=records.kept_or_finished(self.dir))
+                           done=records.kept_or_finished(self.dir, retrain))
 
   def records(self, root: str, extra: Callable[[str], list[dict]] | None = None) -> list[dict]:
     return records.update(self.dir, self.jobs, root, extra)
@@ -99,6 +101,7 @@ class Study:
     p.add_argument("--lanes", type=int, default=1,
                    help="jobs at once, each pinned to its own CPU core (2 on 2 cores)")
     p.add_argument("--jobs", default="", help="comma-separated job names (default: all)")
+    p.add_argument("--retrain", action="store_true", help=records.RETRAIN_HELP)
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--print", action="store_true", help="print one command per job and stop")
     mode.add_argument("--tabulate", action="store_true",
@@ -116,7 +119,7 @@ class Study:
       print("\n".join(cluster.command_lines(jobs, args.root, python=sys.executable)))
       return 0
     if not args.tabulate:
-      self.train(args.root, args.lanes, names)
+      self.train(args.root, args.lanes, names, retrain=args.retrain)
     print(tabulate(args.root))
     return 0
 

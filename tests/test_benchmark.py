@@ -170,6 +170,8 @@ def test_tables_from_finished_runs(tmp_path, monkeypatch):
   done = records.kept_or_finished(study.dir)
   rows = {r.name: r.job for r in benchmark.rows("lst") if r.job is not None}
   assert done(rows["learned"], str(tmp_path / "gone")) and not done(rows["alibi"], str(root))
+  retrain = records.kept_or_finished(study.dir, retrain=True)  # --retrain: only what ran there
+  assert not retrain(rows["learned"], str(tmp_path / "gone")) and retrain(rows["learned"], str(root))
   fresh = benchmark.tabulate(["lst"], str(tmp_path / "gone"))
   assert ranking.split("\n\n")[1] in fresh  # the ranking table itself
 

@@ -11,7 +11,8 @@ numbers, never typed in: ``holds`` / ``holds partly`` / ``does not hold at this 
     python -m experiments.claim1_lst_geometry --scale=paper --print   # the study's full scale
     python -m experiments.claim1_lst_geometry --scale=paper --root=gs://B/claims --write_slurm=a.sh
     python -m experiments.claim1_lst_geometry --scale=paper --root=gs://B/claims --gather
-    python -m experiments.claims --all --lanes=2              # every claim, then RESULTS.md
+    python -m experiments.claims --all                        # every claim, then RESULTS.md
+    python -m experiments.claims --all --retrain --lanes=2    # train every job again first
 
 Jobs live in one pool, ``--root`` (default ``runs/claims``), named so that claims share them (claim 2
 reads claim 1's σ sweep; claim 6 reads its σ = 0.1 models). A job whose ``summary.json`` exists, or

@@ -20,6 +20,7 @@ def parse_args(argv):
   p = argparse.ArgumentParser(description="Train the jobs of a claim and tabulate it.")
   p.add_argument("--root", default="runs/claims", help="the pool of job workdirs")
   p.add_argument("--lanes", type=int, default=1, help="jobs at once (one CPU core each)")
+  p.add_argument("--retrain", action="store_true", help=records.RETRAIN_HELP)
   p.add_argument("--results", default=RESULTS_DIR, help="where tables and figures go")
   mode = p.add_mutually_exclusive_group()
   mode.add_argument("--print", action="store_true", help="print one command per job and stop")
@@ -46,7 +47,7 @@ PAPER_ON_CPU = ("error: --scale=paper is a GPU/TPU job; use it with --print, --w
 def script_command(claim: Claim, argv: list[str]) -> str:
   """The command line that made a claim's table, as its table shows it."""
   module = f"experiments.claim{claim.number}_{claim.name}"
-  shown = [a for a in argv if not a.startswith(("--lanes", "--results", "--gather"))]
+  shown = [a for a in argv if not a.startswith(("--lanes", "--results", "--gather", "--retrain"))]
   return " ".join(["python", "-m", module, *map(shlex.quote, shown)])
 
 
@@ -95,7 +96,8 @@ def main(claim: Claim, argv: list[str] | None = None, shown_as: str | None = Non
     return 0
   if not (args.gather or args.rejudge):
     runner.run_jobs(jobs_at(claim, "cpu"), args.root, args.lanes,
-                    done=records.kept_or_finished(os.path.join(args.results, "claims")))
+                    done=records.kept_or_finished(os.path.join(args.results, "claims"),
+                                                  args.retrain))
   print(tabulate(claim, args.root, shown_as or script_command(claim, argv), args.results,
                  rejudge=args.rejudge))
   return 0

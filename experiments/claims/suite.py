@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
   p.add_argument("--all", action="store_true", required=True)
   p.add_argument("--root", default="runs/claims")
   p.add_argument("--lanes", type=int, default=1)
+  p.add_argument("--retrain", action="store_true", help=records.RETRAIN_HELP)
   p.add_argument("--results", default=RESULTS_DIR, help="where tables and figures go")
   p.add_argument("--results_md", default=RESULTS_MD)
   p.add_argument("--gather", action="store_true", help="only tabulate finished jobs")
@@ -49,7 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     print(cluster.gather(jobs, args.root, args.table_dir or None))
     return 0
   if not (args.gather or args.rejudge):
-    runner.run_jobs(jobs, args.root, args.lanes, done=records.kept_or_finished(os.path.join(args.results, "claims")))
+    runner.run_jobs(jobs, args.root, args.lanes,
+                    done=records.kept_or_finished(os.path.join(args.results, "claims"),
+                                                  args.retrain))
   sections = []
   for c in every:
     command = cli.script_command(c, [f"--root={args.root}"] if args.root != "runs/claims" else [])
