@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import uuid
 
 from etils import epath
@@ -138,15 +139,27 @@ class _FakeBackend(backend_lib._OsPathBackend):  # pylint: disable=protected-acc
 BACKEND = _FakeBackend()
 
 
+def _held_as(parts) -> tuple:
+  """``fake://bucket/x`` as ``/fake/bucket/x``; other parts unchanged."""
+  full = "/".join(os.fspath(p) for p in parts)
+  return ("/fake/" + full[len(SCHEME):],) if full.startswith(SCHEME) else tuple(parts)
+
+
 @register.register_path_cls(SCHEME)
 class FakePath(gpath.PosixGPath):
   """``fake://bucket/x`` held as ``/fake/bucket/x`` (as epath holds ``gs://`` as ``/gs/``)."""
 
-  def __new__(cls, *parts):
-    full = "/".join(os.fspath(p) for p in parts)
-    if full.startswith(SCHEME):
-      full = "/fake/" + full[len(SCHEME):]
-    return super(gpath.PosixGPath, cls).__new__(cls, full)
+  # pathlib builds paths in __new__ before Python 3.12 and in __init__ from 3.12 on (etils' own
+  # GPath splits the same way).
+  if sys.version_info < (3, 12):
+
+    def __new__(cls, *parts):
+      return super(gpath.PosixGPath, cls).__new__(cls, *_held_as(parts))
+
+  else:
+
+    def __init__(self, *parts):
+      super().__init__(*_held_as(parts))
 
   @property
   def _uri_scheme(self):
