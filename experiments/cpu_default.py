@@ -16,8 +16,8 @@ and split (``data.generator='companion'``) with the companion's weight init
 the companion's data when this probe meets every part of the aim, with geometry judged on each
 model's change from its own init (the smallest σ's mean ΔRSA, ``pe_change``, above the largest
 σ's); otherwise it stays on the regenerated puzzles and the tables say why.
-Every probe's table, metrics and summary go to ``experiments/results/cpu_default/`` and its
-section of RESULTS.md. ``aim_met`` checks the four parts of the aim on each probe; it was written
+Every probe's models (``records.jsonl``), budget curves (``curves.jsonl``, figures) and table go
+to ``experiments/results/cpu_default/`` and its section of RESULTS.md. ``aim_met`` checks the four parts of the aim on each probe; it was written
 after the first three probes had run (the aim itself before), and it says nothing about how σ
 below the best one fares, which the tables show.
 """
