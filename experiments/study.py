@@ -6,7 +6,7 @@ does the rest.
     collect    ``Study.records`` / ``Study.curves``: the study's ``records.jsonl`` and
                ``curves.jsonl`` (``experiments.records``), refreshed from finished runs
     reduce     ``experiments.stats``: mean, sd and 95% interval over seeds; Welch's test (scipy)
-    present    ``interval`` / ``mean_sd`` (one way to print a reduced measure), ``markdown_table``
+    present    ``interval`` / ``mean_sd`` (one way to print a reduced measure)
     publish    ``Study.publish``: ``table.md``, ``table.json`` and the study's RESULTS.md section
                (``experiments.results_doc``)
 
@@ -45,12 +45,6 @@ def mean_sd(s: dict | None, digits: int = 3) -> str:
   if not s or s["mean"] is None:
     return "—"
   return f"{s['mean']:.{digits}f}" + (f" ± {s['sd']:.{digits}f}" if s["n"] > 1 else "")
-
-
-def markdown_table(head: list[str], rows: list[list[str]]) -> list[str]:
-  """A markdown table's lines."""
-  return (["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-          + ["| " + " | ".join(map(str, r)) + " |" for r in rows])
 
 
 @dataclasses.dataclass(frozen=True)

@@ -65,12 +65,13 @@ def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_D
     table, command = table_from_kept(claim, kept["groups"]), kept["command"]
   else:
     kept = os.path.join(results_dir, "claims")  # the pool's records.jsonl
-    have = {r["job"] for r in pool_records(root, kept, claim.jobs)}
+    rows = pool_records(root, kept, claim.jobs)
+    have = {r["job"] for r in rows}
     missing = [j.name for j in jobs_at(claim, "cpu") if j.name not in have]
     if missing:
       raise SystemExit(f"error: claim {claim.number}: job(s) {', '.join(missing)} neither kept "
                        f"in {kept} nor finished under {root}; run without --gather to train them")
-    table = make_table(claim, model_records(claim, root, kept))
+    table = make_table(claim, model_records(claim, rows))
   verdict = claim.verdict(table)
   claim.figure(table, os.path.join(out, "figure.png"))
   text = markdown(table, command, verdict, "figure.png")

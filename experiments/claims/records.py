@@ -47,10 +47,9 @@ def flatten(record: dict) -> dict:
   return out
 
 
-def model_records(claim: Claim, root: str, study_dir: str = CLAIMS_DIR) -> list[dict]:
-  """The flat records of the claim's kept or finished jobs that ``claim.keep`` keeps, each with its
-  ``job`` and ``condition`` (``claim.rename`` applied)."""
-  rows = pool_records(root, study_dir, claim.jobs)
+def model_records(claim: Claim, rows: list[dict]) -> list[dict]:
+  """The flat records of the claim's jobs among the pool's ``rows`` (``pool_records``) that
+  ``claim.keep`` keeps, each with its ``job`` and ``condition`` (``claim.rename`` applied)."""
   out = []
   for job in claim.jobs:
     for rec in records.of_job(rows, job.name):

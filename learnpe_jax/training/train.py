@@ -115,10 +115,10 @@ def train_and_evaluate(config, workdir: str) -> dict:
   board = tensorboard.create_writer(wd.path, enabled=sharding.is_writer())
   prior = wd.read_timing() if restored is not None else {}
 
-  def timing(step: int, rate: float | None) -> dict:
+  def timing(step: int) -> dict:  # reads the rate of the timed chunks so far (below)
     return {"wall_s": round(prior.get("wall_s", 0.0) + time.time() - t_start, 1),
             "cores": min(cores, prior.get("cores", cores)), "steps": step,
-            "model_steps_per_s": None if rate is None else round(rate * axis.size, 1),
+            "model_steps_per_s": round(steps_timed / t_timed * axis.size, 1) if t_timed else None,
             "processes": prior.get("processes", 0) + 1}
 
   if restored is not None:
@@ -166,7 +166,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
       stop_now = sharding.any_process(stop.requested)
       if step % c.checkpoint_every == 0 or step == c.num_steps or stop_now:
         ckpt.save(step, state)
-        wd.write_timing(timing(step, steps_timed / t_timed if t_timed else None))
+        wd.write_timing(timing(step))
       if stop_now and step < c.num_steps:
         raise preemption.Preempted(step, wd.path, here=stop.requested)
 
@@ -177,6 +177,6 @@ def train_and_evaluate(config, workdir: str) -> dict:
   summary = report.summarize(trainer, state, init_pe, final_pe, config)
   if sharding.is_writer():
     write_json(wd.file("summary.json"), summary)
-    wd.write_timing(timing(int(state["step"]), steps_timed / t_timed if t_timed else None))
+    wd.write_timing(timing(int(state["step"])))
     print(report.format_table(summary))
   return summary
