@@ -1,7 +1,8 @@
 """Statistics over seeds, the one place every experiment script takes them from.
 
-Missing values, one rule: None, NaN and ±inf are dropped before any statistic is taken (a diverged
-model, or a metric its PE does not have, is absent rather than a number). With no value left,
+Missing values, one rule (``learnpe_jax.seed_stats``, which the package's own tables use): None,
+NaN and ±inf are dropped before any statistic is taken (a diverged model, or a metric its PE does
+not have, is absent rather than a number). With no value left,
 ``over_seeds`` gives mean None (JSON null, a table's "—") and ``mean`` gives NaN (so that any
 comparison with it is False).
 
@@ -15,21 +16,16 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-
-def finite(values) -> np.ndarray:
-  """The values as floats, None, NaN and ±inf dropped."""
-  v = np.array([x for x in values if x is not None], float)
-  return v[np.isfinite(v)]
+from learnpe_jax.seed_stats import finite, summarize
 
 
 def over_seeds(values) -> dict:
   """Mean, sd and 95% Student-t interval of ``values`` (one per seed), with the values kept."""
   v = finite(values)
-  n = len(v)
+  summary = summarize(v)
+  mean, sd, n = summary["mean"], summary["sd"], summary["n"]
   if n == 0:
     return {"mean": None, "lo": None, "hi": None, "sd": None, "n": 0, "values": []}
-  mean = float(v.mean())
-  sd = float(v.std(ddof=1)) if n > 1 else 0.0
   half = float(stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)) if n > 1 else 0.0
   return {"mean": mean, "lo": mean - half, "hi": mean + half, "sd": sd, "n": n,
           "values": [float(x) for x in v]}

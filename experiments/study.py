@@ -28,6 +28,7 @@ from experiments import REPO, RESULTS_DIR, RESULTS_MD, cluster, records, runner
 from experiments.results_doc import splice_results_section
 from experiments.runner import Job
 from learnpe_jax.run.workdir import atomic_write_text, write_json
+from learnpe_jax.seed_stats import format_mean_sd
 
 
 def interval(s: dict | None, digits: int = 3) -> str:
@@ -42,9 +43,7 @@ def interval(s: dict | None, digits: int = 3) -> str:
 
 def mean_sd(s: dict | None, digits: int = 3) -> str:
   """An ``stats.over_seeds`` summary as 'mean ± sd' ('mean' for one seed, '—' for none)."""
-  if not s or s["mean"] is None:
-    return "—"
-  return f"{s['mean']:.{digits}f}" + (f" ± {s['sd']:.{digits}f}" if s["n"] > 1 else "")
+  return format_mean_sd(s, digits, sd_of_one=False)
 
 
 @dataclasses.dataclass(frozen=True)

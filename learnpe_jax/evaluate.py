@@ -22,6 +22,7 @@ import numpy as np
 
 from learnpe_jax import cli, paths
 from learnpe_jax.errors import UserError
+from learnpe_jax.seed_stats import mean_sd_text
 
 
 def define_flags():
@@ -69,11 +70,6 @@ def correct_per_model(run, arrays: dict, noise_sd: float = 0.0, noise_seed: int 
   return np.concatenate(preds, 1) == arrays["target"][None]
 
 
-def _mean_sd(v) -> str:
-  v = np.asarray(v, float)
-  return f"{v.mean():.3f} ± {v.std(ddof=1) if len(v) > 1 else 0.0:.3f}"
-
-
 def format_table(result: dict) -> str:
   """Markdown: one row per (σ, lr), mean ± sd over seeds of the overall and per-condition accuracy
   (and of the noisy accuracy when measured)."""
@@ -90,11 +86,11 @@ def format_table(result: dict) -> str:
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for (sigma, lr), group in sorted(groups.items()):
     cells = [f"{sigma:g}"] + ([f"{lr:g}"] if len(lrs) > 1 else []) + [str(len(group))]
-    cells.append(_mean_sd([m["accuracy"] for m in group]))
+    cells.append(mean_sd_text([m["accuracy"] for m in group]))
     if len(conds) > 1:
-      cells += [_mean_sd([m["accuracy_by_condition"][c] for m in group]) for c in conds]
+      cells += [mean_sd_text([m["accuracy_by_condition"][c] for m in group]) for c in conds]
     if noisy:
-      cells.append(_mean_sd([m["noisy_accuracy"] for m in group]))
+      cells.append(mean_sd_text([m["noisy_accuracy"] for m in group]))
     lines.append("| " + " | ".join(cells) + " |")
   return "\n".join(lines)
 

@@ -19,7 +19,8 @@ PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent / "learnpe_jax"
 
 # Layers from the bottom; a module belongs to the first layer with a prefix of its name.
 LAYERS = {
-    "foundation": ("learnpe_jax.errors", "learnpe_jax.positions", "learnpe_jax.paths"),
+    "foundation": ("learnpe_jax.errors", "learnpe_jax.positions", "learnpe_jax.paths",
+                   "learnpe_jax.seed_stats"),
     "tasks": ("learnpe_jax.tasks",),
     "pe": ("learnpe_jax.pe",),
     "models": ("learnpe_jax.models",),

@@ -23,6 +23,7 @@ import numpy as np
 
 from learnpe_jax.analysis import geometry, rsa
 from learnpe_jax.analysis.pe_metrics import pe_metrics
+from learnpe_jax.seed_stats import summarize
 from learnpe_jax.training import report
 
 
@@ -95,28 +96,19 @@ def analyze_run(run, settings: Settings | None = None) -> RunAnalysis:
   return RunAnalysis(data, pe, pe0, coords, labels)
 
 
-def _mean_sd(values) -> dict:
-  v = np.array([x for x in values if x is not None], float)
-  v = v[np.isfinite(v)]
-  if len(v) == 0:
-    return {"mean": None, "sd": None, "n": 0}
-  return {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if len(v) > 1 else 0.0,
-          "n": int(len(v))}
-
-
 def aggregate(data: dict) -> list[dict]:
   """Per (σ, lr, block): mean and sd over seeds of every block metric and of the scores."""
   score = data["score"]
   rows = []
   for (sigma, lr), group in report.group_by_sigma(data["models"]).items():
     base = {"pe_init_scale": sigma, "learning_rate": lr, "seeds": len(group),
-            f"train_{score}": _mean_sd(m[f"train_{score}"] for m in group),
-            f"test_{score}": _mean_sd(m[f"test_{score}"] for m in group)}
+            f"train_{score}": summarize(m[f"train_{score}"] for m in group),
+            f"test_{score}": summarize(m[f"test_{score}"] for m in group)}
     if not data["pe_blocks"]:
       rows.append(dict(base, block=None))
     for j, b in enumerate(data["pe_blocks"]):
       keys = [k for k in group[0]["blocks"][j] if k != "block"]
-      rows.append(dict(base, block=b, **{k: _mean_sd(m["blocks"][j][k] for m in group)
+      rows.append(dict(base, block=b, **{k: summarize(m["blocks"][j][k] for m in group)
                                          for k in keys}))
   return rows
 

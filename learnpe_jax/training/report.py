@@ -6,6 +6,7 @@ import collections
 
 import numpy as np
 
+from learnpe_jax.seed_stats import mean_sd_text
 from learnpe_jax.training import sharding
 
 
@@ -63,14 +64,6 @@ def summarize(trainer, state, init_pe: list[dict], final_pe: list[dict], config)
           "eval_sets": list(task.eval_sets), "models": models}
 
 
-def _mean_sd(values) -> str:
-  v = np.array([x for x in values if x is not None], float)
-  v = v[np.isfinite(v)]
-  if len(v) == 0:
-    return "—"
-  return f"{v.mean():.3f} ± {v.std(ddof=1) if len(v) > 1 else 0.0:.3f}"
-
-
 def group_by_sigma(models: list[dict]) -> dict[tuple, list[dict]]:
   groups = collections.defaultdict(list)
   for m in models:
@@ -119,24 +112,24 @@ def format_table(summary: dict) -> str:
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for (sigma, lr), group in group_by_sigma(models).items():
     cells = [f"{sigma:g}"] + ([f"{lr:g}"] if len(lrs) > 1 else []) + [str(len(group))]
-    cells += [_mean_sd(sign * m[f"train_{score}"] for m in group),
-              _mean_sd(sign * m[f"test_{score}"] for m in group)]
+    cells += [mean_sd_text(sign * m[f"train_{score}"] for m in group),
+              mean_sd_text(sign * m[f"test_{score}"] for m in group)]
     if has_r2:
-      cells += [_mean_sd(m.get("test_r2") for m in group)]
-    cells += [_mean_sd(sign * m[f"test_{score}_by_level"][lvl] for m in group) for lvl in levels]
+      cells += [mean_sd_text(m.get("test_r2") for m in group)]
+    cells += [mean_sd_text(sign * m[f"test_{score}_by_level"][lvl] for m in group) for lvl in levels]
     for name, extra_levels in extra:
-      cells += [_mean_sd(sign * m[f"{name}_{score}"] for m in group)]
-      cells += [_mean_sd(sign * m[f"{name}_{score}_by_level"][lvl] for m in group)
+      cells += [mean_sd_text(sign * m[f"{name}_{score}"] for m in group)]
+      cells += [mean_sd_text(sign * m[f"{name}_{score}_by_level"][lvl] for m in group)
                 for lvl in extra_levels]
     if has_rsa:
-      cells += [_mean_sd(m.get("pe_rsa") for m in group),
-                _mean_sd(m.get("pe_rsa_init") for m in group)]
+      cells += [mean_sd_text(m.get("pe_rsa") for m in group),
+                mean_sd_text(m.get("pe_rsa_init") for m in group)]
     if has_sinusoid:
-      cells += [_mean_sd(m.get("pe_sinusoid_similarity") for m in group)]
+      cells += [mean_sd_text(m.get("pe_sinusoid_similarity") for m in group)]
     if has_bias_rsa:
-      cells += [_mean_sd(m.get("pe_bias_rsa") for m in group),
-                _mean_sd(m.get("pe_bias_rsa_init") for m in group)]
-    cells += [_mean_sd(m.get(k) for m in group) for k, _ in modularity]
+      cells += [mean_sd_text(m.get("pe_bias_rsa") for m in group),
+                mean_sd_text(m.get("pe_bias_rsa_init") for m in group)]
+    cells += [mean_sd_text(m.get(k) for m in group) for k, _ in modularity]
     cells += [str(sum(m["diverged"] for m in group))]
     lines.append("| " + " | ".join(cells) + " |")
   return "\n".join(lines)
