@@ -417,7 +417,7 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
   if findings:
     lines += ["", "## What the results say", "", findings.strip()]
   lines += ["", "![curves](figure.png)", "",
-            "Wall time per piece (as `train.py` measured it, all resumes; two models per piece; "
+            "Wall time per piece (as `train.py` measured it, all resumes; "
             "pieces that ran beside other work are slower):", ""]
   lines += [f"- `{name}`: {t}" for name, t in wall.items()]
   return "\n".join(lines) + "\n"
@@ -426,8 +426,12 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
 def wall_times(models: list[dict]) -> dict:
   """Per finished piece: its wall time and cores as ``train.py`` measured them (pieces run before
   it did: from the piece's ``train.log``, first line to last, all resumes)."""
-  return {job.name: records.wall_text(records.of_job(models, job)) for job in JOBS
-          if records.of_job(models, job)}
+  walls = {}
+  for job in JOBS:
+    rows = records.of_job(models, job)
+    if rows:
+      walls[job.name] = f"{records.wall_text(rows)} ({len(rows)} model{'s' * (len(rows) > 1)})"
+  return walls
 
 
 def figure(rows: list[dict], path: str) -> None:
