@@ -22,7 +22,9 @@ model's change from its own init draw. The runs are CPU-sized: the 18 jobs (145 
 steps on the LST and the generated brain control, 8,000 on the real brain data, 1,500 on the
 network, 10 LST models to 6,000) trained in about 1 h 40 min on a
 2-core CPU with `--lanes=2` (one job per core), measured while other work shared the machine. Each
-claim prints its study-scale jobs for a GPU or TPU with `--scale=paper --print`. Negative results
+claim prints its study-scale jobs for a GPU or TPU with `--scale=paper --print`. Claims 1 and 2
+are judged a second time at the study's own scale, on the companion's data and with its model, by
+the rules of "The study like for like" below (`python -m experiments.companion`). Negative results
 stay in.
 
 All of it: `python -m experiments.claims --all` (every table, figure and this file, from the
