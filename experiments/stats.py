@@ -23,9 +23,10 @@ def over_seeds(values) -> dict:
   """Mean, sd and 95% Student-t interval of ``values`` (one per seed), with the values kept."""
   v = finite(values)
   summary = summarize(v)
-  mean, sd, n = summary["mean"], summary["sd"], summary["n"]
+  n = summary["n"]
   if n == 0:
     return {"mean": None, "lo": None, "hi": None, "sd": None, "n": 0, "values": []}
+  mean, sd = summary["mean"], summary["sd"]
   half = float(stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)) if n > 1 else 0.0
   return {"mean": mean, "lo": mean - half, "hi": mean + half, "sd": sd, "n": n,
           "values": [float(x) for x in v]}
@@ -35,12 +36,6 @@ def mean(values) -> float:
   """The mean of the finite values; NaN when there is none."""
   v = finite(values)
   return float(v.mean()) if len(v) else float("nan")
-
-
-def mean_sd(values) -> tuple[float | None, float | None]:
-  """(mean, sd) as in ``over_seeds``: (None, None) with no value, sd 0 with one."""
-  summary = over_seeds(values)
-  return summary["mean"], summary["sd"]
 
 
 def welch_two_sided(a: dict, b: dict) -> float:

@@ -15,6 +15,7 @@ from experiments import claim4_netsim as claim4
 from experiments import claim5_brain as claim5
 from experiments import claim6_init_family as claim6
 from experiments.claims import cli, figures, jobs, spec, suite, table
+from learnpe_jax.seed_stats import mean_sd_text, summarize
 
 
 def test_interval_is_the_student_t_interval():
@@ -35,13 +36,15 @@ def test_one_rule_for_missing_values():
   and ``mean`` is NaN."""
   values = [1.0, None, float("nan"), float("-inf"), 3.0]
   assert stats.mean(values) == 2.0
-  assert stats.mean_sd(values) == pytest.approx((2.0, np.sqrt(2.0)))
+  assert stats.over_seeds(values)["mean"] == 2.0
+  assert stats.over_seeds(values)["sd"] == pytest.approx(np.sqrt(2.0))
   assert stats.over_seeds(values)["values"] == [1.0, 3.0]
-  assert stats.mean_sd([0.5]) == (0.5, 0.0)  # one seed: sd 0
+  assert summarize([0.5]) == {"mean": 0.5, "sd": 0.0, "n": 1}  # one seed: sd 0
+  assert mean_sd_text(values) == "2.000 ± 1.414" and mean_sd_text([None]) == "—"
   empty = [None, float("nan")]
   assert stats.over_seeds(empty) == {"mean": None, "lo": None, "hi": None, "sd": None, "n": 0,
                                      "values": []}
-  assert stats.mean_sd(empty) == (None, None) and np.isnan(stats.mean(empty))
+  assert summarize(empty) == {"mean": None, "sd": None, "n": 0} and np.isnan(stats.mean(empty))
 
 
 def test_welch_greater_separates_only_separated_samples():
