@@ -3,7 +3,8 @@
 
 Writes, from the saved checkpoint (the latest, or ``--step``):
   DIR/analysis.json   every metric of every model, per PE block (``analysis.run_analysis``)
-  DIR/figures/*.png   similarity_matrices, layouts, score_rsa_vs_sigma, training_curves,
+  DIR/figures/*.png   similarity_matrices, layouts, score_rsa_vs_sigma, score_by_level (tasks with
+                      levels), training_curves,
                       similarity_by_network (tasks with modules), fc_and_pe_similarity and
                       brain_measures_vs_sigma (the brain's HCP data)
   DIR/report.md       the tables and figures; DIR/report.html the same in one self-contained file.
@@ -65,6 +66,10 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
   save(plots.score_rsa_vs_sigma(data), "score_rsa_vs_sigma.png",
        f"Test {data['score']} (and, where the PE adds vectors, PE–geometry RSA) against the init "
        "scale σ; line = mean over seeds, band = ±1 sd, dots = seeds.")
+  if plots.has_levels(data):
+    save(plots.score_by_level(data), "score_by_level.png",
+         f"Test {data['score']} per level (the length tasks: per length n; shaded: levels the "
+         "training split does not have), one line per σ: mean over seeds, band = ±1 sd.")
   rows = read_metrics(workdir)
   if rows:
     save(plots.training_curves(rows, data["score"]), "training_curves.png",

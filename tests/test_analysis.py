@@ -127,6 +127,39 @@ def test_movement_is_relative_frobenius_change():
   assert np.isnan(geometry.movement(p0, np.zeros_like(p0)))
 
 
+# ---- the score-per-level figure ---------------------------------------------------------------
+def _level_models():
+  """Two σ × two seeds on four lengths, of which the training split has the first two."""
+  models = []
+  for sigma, base in ((0.1, 0.8), (2.0, 0.2)):
+    for seed, shift in ((0, 0.0), (1, 0.1)):
+      test = {f"n={n}": base + shift - 0.1 * n for n in range(1, 5)}
+      models.append({"pe_init_scale": sigma, "learning_rate": 1e-3, "seed": seed,
+                     "test_accuracy_by_level": test,
+                     "train_accuracy_by_level": {"n=1": 1.0, "n=2": 1.0}})
+  return {"task": "lengthgen", "pe": "learned", "num_steps": 10, "score": "accuracy",
+          "models": models}
+
+
+def test_score_by_level_draws_the_seed_mean_and_shades_the_untrained_levels():
+  from matplotlib.patches import Rectangle
+  from learnpe_jax.analysis import plots
+  analysis = _level_models()
+  assert plots.has_levels(analysis)
+  fig = plots.score_by_level(analysis)
+  ax = fig.axes[0]
+  lines = {line.get_label(): line.get_ydata() for line in ax.get_lines()}
+  np.testing.assert_allclose(lines["σ=0.1"], [0.75, 0.65, 0.55, 0.45])
+  np.testing.assert_allclose(lines["σ=2"], [0.15, 0.05, -0.05, -0.15])
+  (span,) = [p for p in ax.patches if p.get_label() == "not in training"]
+  assert isinstance(span, Rectangle)
+  assert (span.get_x(), span.get_x() + span.get_width()) == pytest.approx((1.5, 3.5))  # n=3, 4
+  assert [t.get_text() for t in ax.get_xticklabels()] == ["n=1", "n=2", "n=3", "n=4"]
+  one_level = {**analysis, "models": [{**m, "test_accuracy_by_level": {"all": 0.5}}
+                                      for m in analysis["models"]]}
+  assert not plots.has_levels(one_level)
+
+
 # ---- analyze on a run ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def analyzed(smoke_run):
@@ -142,8 +175,8 @@ def test_analyze_writes_every_file(analyzed):
   for name in ("analysis.json", "report.md", "report.html"):
     assert os.path.getsize(os.path.join(workdir, name)) > 0
   figs = sorted(os.listdir(os.path.join(workdir, "figures")))
-  assert figs == ["layouts.png", "score_rsa_vs_sigma.png", "similarity_matrices.png",
-                  "training_curves.png"]
+  assert figs == ["layouts.png", "score_by_level.png", "score_rsa_vs_sigma.png",
+                  "similarity_matrices.png", "training_curves.png"]
   md = open(os.path.join(workdir, "report.md")).read()
   for f in figs:
     assert f"figures/{f}" in md
@@ -184,7 +217,8 @@ def test_analyze_on_a_pe_without_vectors_gives_score_figures_only(tmp_path, data
   (tmp_path / "config.json").write_text(config.to_json_best_effort())
   data = analyze.analyze(str(tmp_path), num_permutations=0)
   assert data["pe_blocks"] == [] and all(m["blocks"] == [] for m in data["models"])
-  assert os.listdir(tmp_path / "figures") == ["score_rsa_vs_sigma.png"]
+  assert sorted(os.listdir(tmp_path / "figures")) == ["score_by_level.png",
+                                                       "score_rsa_vs_sigma.png"]
   assert "adds no per-token vectors" in (tmp_path / "report.md").read_text()
 
 

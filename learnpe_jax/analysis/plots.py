@@ -3,6 +3,8 @@
   similarity_matrices   cos(p_i, p_j) of the PE beside the true distance matrix, for a few σ
   layouts               the MDS layout of the PE, Procrustes-aligned, over the true grid / atlas
   score_rsa_vs_sigma    test (and train) score and PE–geometry RSA against σ, band = ±1 sd over seeds
+  score_by_level        test score per level (the LST's puzzle levels, the length tasks' lengths),
+                        one line per σ, band = ±1 sd over seeds; levels never trained on shaded
   training_curves       train loss, test score and RSA against step, one colour per σ
   similarity_by_network the PE similarity ordered by module (tasks with module labels)
   fc_and_pe_similarity  brain (HCP): the group FC beside the PE similarity, by FC community
@@ -303,6 +305,60 @@ def score_rsa_vs_sigma(analysis: dict):
     ax.set_title("PE–geometry RSA against σ (block 0)")
     ax.legend(loc="best")
     _sigma_axis(ax, [m["pe_init_scale"] for m in models])
+  fig.suptitle(f"{analysis['task']}, PE {analysis['pe']}, step {analysis['num_steps']}")
+  return fig
+
+
+# ---- score by level ------------------------------------------------------------------------------
+def has_levels(analysis: dict) -> bool:
+  """Whether the run's models have a test score per level worth a figure (two or more levels)."""
+  score = analysis["score"]
+  return any(len(m.get(f"test_{score}_by_level") or {}) > 1 for m in analysis["models"])
+
+
+@_styled
+def score_by_level(analysis: dict):
+  """Test score against level, in the task's level order (the length tasks: length n), one line
+  per (σ, lr): mean over seeds, band ±1 sd, dots = seeds. Levels that the training split does not
+  have (the length tasks' n > L) are shaded: there the model meets lengths it never saw."""
+  models = analysis["models"]
+  score = analysis["score"]
+  sign, shown = score_view(score)
+  levels = list(next(m[f"test_{score}_by_level"] for m in models
+                     if m.get(f"test_{score}_by_level")))
+  trained = set().union(*[(m.get(f"train_{score}_by_level") or {}) for m in models])
+  sigmas = sorted({m["pe_init_scale"] for m in models})
+  lrs = sorted({m["learning_rate"] for m in models})
+  colors = matplotlib.colormaps["viridis"]
+  fig, axes = _subplots(1, 1, (max(5.5, 0.45 * len(levels) + 2), 3.8))
+  ax = axes[0, 0]
+  x = np.arange(len(levels))
+  unseen = [i for i, level in enumerate(levels) if trained and level not in trained]
+  if unseen:
+    ax.axvspan(min(unseen) - 0.5, max(unseen) + 0.5, color="0.9", lw=0,
+               label="not in training")
+  for i, sigma in enumerate(sigmas):
+    for lr in lrs:
+      group = [m for m in models if m["pe_init_scale"] == sigma and m["learning_rate"] == lr
+               and m.get(f"test_{score}_by_level")]
+      if not group:
+        continue
+      vals = np.array([[sign * m[f"test_{score}_by_level"][level] for level in levels]
+                       for m in group])
+      mean = vals.mean(0)
+      sd = vals.std(0, ddof=1) if len(group) > 1 else np.zeros(len(levels))
+      color = colors(i / max(1, len(sigmas) - 1))
+      tag = f", lr {lr:g}" if len(lrs) > 1 else ""
+      ax.plot(x, mean, "-", color=color, marker="o", ms=4, label=f"{_sigma_label(sigma)}{tag}")
+      ax.fill_between(x, mean - sd, mean + sd, color=color, alpha=0.2, lw=0)
+      for row in vals:
+        ax.scatter(x, row, s=8, color=color, alpha=0.5, lw=0)
+  ax.set_xticks(x)
+  ax.set_xticklabels(levels, rotation=45 if len(levels) > 6 else 0)
+  ax.set_xlabel("level")
+  ax.set_ylabel(f"test {shown}")
+  ax.set_title(f"test {shown} per level ({len({m['seed'] for m in models})} seeds; band ±1 sd)")
+  ax.legend(loc="best", fontsize=8)
   fig.suptitle(f"{analysis['task']}, PE {analysis['pe']}, step {analysis['num_steps']}")
   return fig
 
