@@ -357,6 +357,11 @@ def _claim1_table(conditions: list[dict]) -> list[str]:
   return lines
 
 
+def _yes_no(parts: dict) -> str:
+  """A verdict's named parts as text: ``{'test': True, 'human': False}`` → 'test: yes, human: no'."""
+  return ", ".join(f"{name}: {'yes' if value else 'no'}" for name, value in parts.items())
+
+
 def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = "") -> str:
   """The results section; ``findings``: the reading of the results, written by hand after the
   runs (``findings.md`` beside the kept records)."""
@@ -382,12 +387,13 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
   ]
   if "claim2" in verdict["claims"]:
     lines.append(f"**Claim 2 at this scale:** {verdict['claims']['claim2']} "
-                 f"({verdict['claims']['claim2_parts']}).")
+                 f"({_yes_no(verdict['claims']['claim2_parts'])}).")
   lines += ["", "## Claim 1 at the study's scale: what each PE learned, from its own init", "",
             *_claim1_table(companion), ""]
   if "claim1" in verdict["claims"]:
+    grid_like = verdict["claims"]["claim1_grid_like_sigma"]
     lines.append(f"**Claim 1 at this scale:** {verdict['claims']['claim1']} (grid-like σ: "
-                 f"{verdict['claims']['claim1_grid_like_sigma'] or 'none'}).")
+                 f"{', '.join(f'{x:g}' for x in grid_like) or 'none'}).")
   for label, title in ((TOKEN_GELU, "The companion's compiled-module variant (readout token + "
                                     "final GELU)"),
                        (FLAX, "Flax's default weight init instead of PyTorch's")):
@@ -397,8 +403,8 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
     for sigma, d in v["by_sigma"].items():
       lines.append(f"- σ = {sigma}: test {d['current']['test']:.3f} (current) vs "
                    f"{d['variant']['test']:.3f} ({label}), human {d['current']['human']:.3f} vs "
-                   f"{d['variant']['human']:.3f}; beyond 2 companion sd: "
-                   f"{d['beyond_2_companion_sd']}")
+                   f"{d['variant']['human']:.3f}; the two differ by more than 2 companion sd "
+                   f"on {_yes_no(d['beyond_2_companion_sd'])}")
     lines += ["", f"**{label}:** {v['verdict']}."]
   mech = verdict.get("mechanism")
   if mech:
