@@ -73,7 +73,7 @@ import numpy as np
 
 from experiments import records, stats
 from experiments.runner import Job
-from experiments.study import Study, mean_sd
+from experiments.study import Study, mean_sd, yes_no
 
 CONFIG = "configs/grid2d.py:companion"
 LEVELS = ("binary", "ternary", "quaternary")
@@ -357,11 +357,6 @@ def _claim1_table(conditions: list[dict]) -> list[str]:
   return lines
 
 
-def _yes_no(parts: dict) -> str:
-  """A verdict's named parts as text: ``{'test': True, 'human': False}`` → 'test: yes, human: no'."""
-  return ", ".join(f"{name}: {'yes' if value else 'no'}" for name, value in parts.items())
-
-
 def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = "") -> str:
   """The results section; ``findings``: the reading of the results, written by hand after the
   runs (``findings.md`` beside the kept records)."""
@@ -387,7 +382,7 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
   ]
   if "claim2" in verdict["claims"]:
     lines.append(f"**Claim 2 at this scale:** {verdict['claims']['claim2']} "
-                 f"({_yes_no(verdict['claims']['claim2_parts'])}).")
+                 f"({yes_no(verdict['claims']['claim2_parts'])}).")
   lines += ["", "## Claim 1 at the study's scale: what each PE learned, from its own init", "",
             *_claim1_table(companion), ""]
   if "claim1" in verdict["claims"]:
@@ -404,7 +399,7 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
       lines.append(f"- σ = {sigma}: test {d['current']['test']:.3f} (current) vs "
                    f"{d['variant']['test']:.3f} ({label}), human {d['current']['human']:.3f} vs "
                    f"{d['variant']['human']:.3f}; the two differ by more than 2 companion sd "
-                   f"on {_yes_no(d['beyond_2_companion_sd'])}")
+                   f"on {yes_no(d['beyond_2_companion_sd'])}")
     lines += ["", f"**{label}:** {v['verdict']}."]
   mech = verdict.get("mechanism")
   if mech:

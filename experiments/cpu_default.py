@@ -30,7 +30,7 @@ import sys
 
 from experiments import REPO, records, stats
 from experiments.runner import Job
-from experiments.study import Study
+from experiments.study import Study, yes_no
 
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
 
@@ -150,9 +150,7 @@ def tabulate(root: str) -> str:
               "and similarity to the sinusoid; human = the best σ ≤ 1 scores ≥ 0.90 on the human "
               "puzzles.", "",
               ]
-  aim_line = lambda models: "Aim: " + ", ".join(
-      f"{k} {'yes' if v is True else 'no' if v is False else v}"
-      for k, v in aim_met(models).items()) + "."
+  aim_line = lambda models: f"Aim: {yes_no(aim_met(models))}."
   os.makedirs(STUDY.dir, exist_ok=True)
   summaries = _summaries(root)
   curves = STUDY.curves(root)

@@ -46,6 +46,13 @@ def mean_sd(s: dict | None, digits: int = 3) -> str:
   return format_mean_sd(s, digits, sd_of_one=False)
 
 
+def yes_no(parts: dict) -> str:
+  """A verdict's named parts as text: ``{'test': True, 'human': False}`` → 'test: yes, human: no'
+  (a part that is not a bool is shown as it is)."""
+  word = lambda v: "yes" if v is True else "no" if v is False else v
+  return ", ".join(f"{name}: {word(value)}" for name, value in parts.items())
+
+
 @dataclasses.dataclass(frozen=True)
 class Study:
   """One study's jobs and where its results go (``results_dir/name``)."""
