@@ -3,8 +3,9 @@ length, the side-by-side with Kazemnejad et al. (NeurIPS 2023, 2305.19466), and 
 learned table stays closer to no PE on the lengths it never saw.
 
 Scores: exact match per length n (the summary's ``test_accuracy_by_level``, levels ``n=1`` …
-``n=2L``); *seen* is the mean over n ≤ L (the training lengths), *unseen* over L < n ≤ 2L, each
-per model, then over seeds.
+``n=2L``); *seen* is the mean over the lengths the training split has (the levels of
+``train_accuracy_by_level``: n ≤ L), *unseen* over the others (L < n ≤ 2L), each per model, then
+over seeds.
 
 Rules (written before the runs):
   * Side by side with the paper, whose decoder with no PE generalises in length as well as or
@@ -31,13 +32,18 @@ def lengths(models: list[dict], score: str = "test_accuracy") -> list[int]:
   return sorted(int(k.removeprefix("n=")) for k in models[0][f"{score}_by_level"])
 
 
+def unseen_lengths(model: dict) -> list[int]:
+  """The test lengths n that the model's training split does not have."""
+  trained = set(lengths([model], "train_accuracy"))
+  return [n for n in lengths([model]) if n not in trained]
+
+
 def seen_unseen(model: dict, score: str = "test_accuracy") -> tuple[float, float]:
-  """(mean accuracy over n ≤ L, over n > L) of one model, L = half the longest length."""
+  """(mean accuracy over the training lengths, over the unseen ones) of one model."""
   by_n = {int(k.removeprefix("n=")): v for k, v in model[f"{score}_by_level"].items()}
-  longest = max(by_n)
-  seen = [v for n, v in by_n.items() if n <= longest // 2]
-  unseen = [v for n, v in by_n.items() if n > longest // 2]
-  return float(np.mean(seen)), float(np.mean(unseen))
+  unseen = set(unseen_lengths(model))
+  return (float(np.mean([v for n, v in by_n.items() if n not in unseen])),
+          float(np.mean([v for n, v in by_n.items() if n in unseen])))
 
 
 def _unseen(records: list[dict], row: str, sigma=None) -> float | None:
@@ -73,7 +79,7 @@ def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: fl
   if not learned or not nope:
     return None
   nope_by_seed = {m["seed"]: m for m in nope}
-  longest = max(lengths(nope))
+  unseen = unseen_lengths(nope[0])
 
   def gaps(sigma):
     out = []
@@ -81,7 +87,7 @@ def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: fl
       if m["pe_init_scale"] == sigma and m["seed"] in nope_by_seed:
         ref = nope_by_seed[m["seed"]]["test_accuracy_by_level"]
         out.append(float(np.mean([abs(m["test_accuracy_by_level"][f"n={n}"] - ref[f"n={n}"])
-                                  for n in range(longest // 2 + 1, longest + 1)])))
+                                  for n in unseen])))
     return stats.over_seeds(out)
 
   a, b = gaps(small), gaps(large)
@@ -93,7 +99,7 @@ def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: fl
 
 def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str) -> None:
   """Accuracy against length n, one panel per PE: mean over seeds and 95% interval per σ (one
-  line for a fixed PE); the dashed line marks the longest training length."""
+  line for a fixed PE); the dashed line follows the longest training length."""
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
@@ -117,7 +123,7 @@ def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str) ->
       ax.plot(ns, mean, marker="o", ms=2, color=color, label=label)
       ax.fill_between(ns, [s["lo"] for s in per_n], [s["hi"] for s in per_n], color=color,
                       alpha=0.2)
-    ax.axvline(max(ns) / 2 + 0.5, color="grey", ls="--", lw=0.8)
+    ax.axvline(max(lengths(models, "train_accuracy")) + 0.5, color="grey", ls="--", lw=0.8)
     ax.set_title(row, fontsize=9)
     ax.set_ylim(-0.05, 1.05)
     ax.grid(alpha=0.3)

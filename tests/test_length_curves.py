@@ -6,13 +6,17 @@ import pytest
 from experiments import benchmark, length_curves
 
 
-def _model(curve, sigma=1.0, seed=0):
+def _model(curve, sigma=1.0, seed=0, trained=2):
+  """A record with test accuracy ``curve`` over n = 1…len(curve), trained on n ≤ ``trained``."""
   return {"pe_init_scale": sigma, "seed": seed,
-          "test_accuracy_by_level": {f"n={n}": v for n, v in enumerate(curve, 1)}}
+          "test_accuracy_by_level": {f"n={n}": v for n, v in enumerate(curve, 1)},
+          "train_accuracy_by_level": {f"n={n}": 1.0 for n in range(1, trained + 1)}}
 
 
-def test_seen_and_unseen_halves():
+def test_seen_and_unseen_are_the_training_lengths_and_the_rest():
   assert length_curves.seen_unseen(_model([1, 1, 0.5, 0.0])) == (1.0, 0.25)
+  assert length_curves.seen_unseen(_model([1, 1, 0.5, 0.0], trained=3)) == (2.5 / 3, 0.0)
+  assert length_curves.unseen_lengths(_model([1, 1, 0.5, 0.0], trained=1)) == [2, 3, 4]
 
 
 def _records(unseen: dict):
