@@ -20,7 +20,6 @@ from absl import flags
 from absl import logging
 
 from learnpe_jax import cli, paths
-from learnpe_jax.errors import UserError
 from learnpe_jax.run.workdir import read_metrics
 
 
@@ -110,15 +109,10 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
 
 
 def main(argv):
-  cli.quiet_libraries()
-  if len(argv) > 1:
-    cli.fail(f"unexpected arguments {argv[1:]}")
-  try:
+  cli.start(argv)
+  with cli.user_errors():
     f = flags.FLAGS
     data = analyze(f.workdir, f.step, f.num_permutations, f.mds_distance, f.num_sigmas)
-  except UserError as e:
-    logging.flush()
-    cli.fail(str(e))
   from learnpe_jax.analysis import report_doc
   from learnpe_jax.training import report
   print(report.format_table(data))

@@ -3,6 +3,7 @@ on stderr and exit status 2; INFO logging from learnpe_jax only."""
 
 from __future__ import annotations
 
+import contextlib
 import logging as py_logging
 import re
 import sys
@@ -10,10 +11,29 @@ import sys
 from absl import flags
 from absl import logging
 
+from learnpe_jax.errors import UserError
+
 
 def fail(message: str) -> None:
   print(f"error: {message}", file=sys.stderr)
   sys.exit(2)
+
+
+def start(argv, hint: str = "") -> None:
+  """A launcher's first step after flag parsing: quiet libraries, refuse positional arguments."""
+  quiet_libraries()
+  if len(argv) > 1:
+    fail(f"unexpected arguments {argv[1:]}{hint}")
+
+
+@contextlib.contextmanager
+def user_errors():
+  """Bad input found past flag parsing (a ``UserError``) ends the launcher as one line, exit 2."""
+  try:
+    yield
+  except UserError as e:
+    logging.flush()
+    fail(str(e))
 
 
 def _unknown_field_message(text: str, argv) -> str:

@@ -17,7 +17,6 @@ import sys
 
 from absl import app
 from absl import flags
-from absl import logging
 import numpy as np
 
 from learnpe_jax import cli, paths
@@ -143,15 +142,10 @@ def evaluate(workdir: str, puzzles: str, noise_sd: float = 0.0, noise_seed: int 
 
 
 def main(argv):
-  cli.quiet_libraries()
-  if len(argv) > 1:
-    cli.fail(f"unexpected arguments {argv[1:]}")
-  try:
+  cli.start(argv)
+  with cli.user_errors():
     f = flags.FLAGS
     result = evaluate(f.workdir, f.puzzles, f.noise_sd, f.noise_seed, f.step, f.batch_size)
-  except UserError as e:
-    logging.flush()
-    cli.fail(str(e))
   print(f"{result['num_puzzles']} puzzles "
         f"({', '.join(f'{c}: {n}' for c, n in result['num_per_condition'].items())}), "
         f"checkpoint step {result['step']}; written to {result['path']}")

@@ -8,11 +8,9 @@ import sys
 
 from absl import app
 from absl import flags
-from absl import logging
 from ml_collections import config_flags
 
 from learnpe_jax import cli
-from learnpe_jax.errors import UserError
 from learnpe_jax.run.preemption import Preempted
 
 _CONFIG = config_flags.DEFINE_config_file("config", None, "Config file, e.g. configs/grid2d.py.",
@@ -28,9 +26,7 @@ flags.mark_flags_as_required(["config", "workdir"])
 
 
 def main(argv):
-  cli.quiet_libraries()
-  if len(argv) > 1:
-    cli.fail(f"unexpected arguments {argv[1:]}; use --config.field=value for overrides")
+  cli.start(argv, hint="; use --config.field=value for overrides")
   from learnpe_jax.training import train  # after flag parsing: keeps `--help` fast
   if _DISTRIBUTED.value:
     from learnpe_jax.training import sharding
@@ -42,10 +38,8 @@ def main(argv):
     lines = [l.strip() for l in str(e).splitlines() if l.strip()]
     cli.fail(f"cannot load --config: {lines[-1]}")
   try:
-    train.train_and_evaluate(config, _WORKDIR.value)
-  except UserError as e:
-    logging.flush()
-    cli.fail(str(e))
+    with cli.user_errors():
+      train.train_and_evaluate(config, _WORKDIR.value)
   except Preempted as e:
     print(f"stopped: {e}", file=sys.stderr)
     sys.exit(143)
