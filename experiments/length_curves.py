@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from experiments import stats
+from learnpe_jax.training import report
 
 PAPER_ROWS = ("none", "rope", "sinusoidal_1d")
 
@@ -34,16 +35,15 @@ def lengths(models: list[dict], score: str = "test_accuracy") -> list[int]:
 
 def unseen_lengths(model: dict) -> list[int]:
   """The test lengths n that the model's training split does not have."""
-  trained = set(lengths([model], "train_accuracy"))
-  return [n for n in lengths([model]) if n not in trained]
+  return [int(level.removeprefix("n=")) for level in report.unseen_levels([model], "accuracy")]
 
 
-def seen_unseen(model: dict, score: str = "test_accuracy") -> tuple[float, float]:
-  """(mean accuracy over the training lengths, over the unseen ones) of one model."""
-  by_n = {int(k.removeprefix("n=")): v for k, v in model[f"{score}_by_level"].items()}
-  unseen = set(unseen_lengths(model))
-  return (float(np.mean([v for n, v in by_n.items() if n not in unseen])),
-          float(np.mean([v for n, v in by_n.items() if n in unseen])))
+def seen_unseen(model: dict) -> tuple[float, float]:
+  """(mean test accuracy over the training lengths, over the unseen ones) of one model."""
+  unseen = set(report.unseen_levels([model], "accuracy"))
+  by_level = model["test_accuracy_by_level"]
+  return (float(np.mean([v for level, v in by_level.items() if level not in unseen])),
+          float(np.mean([v for level, v in by_level.items() if level in unseen])))
 
 
 def _unseen(records: list[dict], row: str, sigma=None) -> float | None:

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.spatial.distance
 
 from learnpe_jax.analysis import geometry, rsa
+from learnpe_jax.training import report
 
 SIGMA_CMAP = "plasma"
 STYLE = {"figure.dpi": 110, "axes.titlesize": 10, "axes.labelsize": 10, "xtick.labelsize": 8,
@@ -326,14 +327,13 @@ def score_by_level(analysis: dict):
   sign, shown = score_view(score)
   levels = list(next(m[f"test_{score}_by_level"] for m in models
                      if m.get(f"test_{score}_by_level")))
-  trained = set().union(*[(m.get(f"train_{score}_by_level") or {}) for m in models])
   sigmas = sorted({m["pe_init_scale"] for m in models})
   lrs = sorted({m["learning_rate"] for m in models})
   colors = matplotlib.colormaps["viridis"]
   fig, axes = _subplots(1, 1, (max(5.5, 0.45 * len(levels) + 2), 3.8))
   ax = axes[0, 0]
   x = np.arange(len(levels))
-  unseen = [i for i, level in enumerate(levels) if trained and level not in trained]
+  unseen = [levels.index(level) for level in report.unseen_levels(models, score)]
   if unseen:
     ax.axvspan(min(unseen) - 0.5, max(unseen) + 0.5, color="0.9", lw=0,
                label="not in training")

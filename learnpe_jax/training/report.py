@@ -30,6 +30,15 @@ def eval_fields(task, split: str, result: dict, i: int) -> dict:
   return out
 
 
+def unseen_levels(models: list[dict], score: str) -> list[str]:
+  """The test levels (``test_{score}_by_level``) that no model's training split has
+  (``train_{score}_by_level``), in the task's level order; none when no training levels are
+  recorded. For the length tasks: the lengths n > L the models never saw."""
+  trained = set().union(*[(m.get(f"train_{score}_by_level") or {}) for m in models])
+  test = next((m[f"test_{score}_by_level"] for m in models if m.get(f"test_{score}_by_level")), {})
+  return [level for level in test if trained and level not in trained]
+
+
 def evaluate_all(trainer, params, splits) -> list[dict]:
   """Per model: the ``eval_fields`` of every split in ``splits``, merged (one device pull per
   split)."""
