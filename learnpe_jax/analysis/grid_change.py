@@ -15,8 +15,9 @@ true token coordinates x (``summary.json`` field ``pe_change``):
                   that encodes only "same row / same column" scores ≈ 0.5 on rsa_cosine and 0
                   here (0 is also given when the ranks are a function of the covariates); a PE laid out like the grid stays high (only where the coordinates form a
                   lattice, e.g. the LST's 4×4 grid; NaN elsewhere);
-  mantel_p        one-sided Mantel permutation p of rsa_cosine (``rsa.mantel_p_value``, 1,000
-                  permutations);
+  mantel_p        one-sided Mantel permutation p of rsa_cosine (``rsa.mantel_p_value``, 9,999
+                  permutations, so p ≥ 1/10,000; the count is recorded as ``permutations``;
+                  records written before this count were made with 1,000 and carry none);
   movement        ‖P_b − P⁰_b‖_F / ‖P⁰_b‖_F.
 
 Each RSA is given per block at init and at the end, with Δ = end − init per block and the mean of
@@ -33,7 +34,7 @@ import scipy.stats
 from learnpe_jax.analysis import rsa
 
 RSA_MEASURES = ("rsa_cosine", "rsa_euclidean", "rsa_no_readout", "partial_rsa")
-MANTEL_PERMUTATIONS = 1000
+MANTEL_PERMUTATIONS = 9999
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
@@ -100,7 +101,8 @@ def pe_change(final_BNW: np.ndarray, init_BNW: np.ndarray, coords_ND: np.ndarray
     out[key] = {"init": start, "final": end, "delta": delta,
                 "delta_mean": float(np.mean(delta))}
   out["mantel_p"] = {"init": [b["mantel_p"] for b in init],
-                     "final": [b["mantel_p"] for b in final]}
+                     "final": [b["mantel_p"] for b in final],
+                     "permutations": MANTEL_PERMUTATIONS}
   diff = np.asarray(final_BNW, np.float64) - np.asarray(init_BNW, np.float64)
   norm0 = np.linalg.norm(np.asarray(init_BNW, np.float64).reshape(len(init_BNW), -1), axis=1)
   out["movement"] = (np.linalg.norm(diff.reshape(len(diff), -1), axis=1) /
