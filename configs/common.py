@@ -46,6 +46,11 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   m.pe_placement = "every_block"    # 'every_block' | 'input'
   m.pe_sharing = "separate"         # 'separate' | 'shared'
   m.norm = "post"                   # 'post' (companion) | 'pre'
+  # Dropout on each block's input right after its PE is added (the companion code's 2-D sinusoid
+  # has 0.1; its learned PE none); with pe_dropout_at_eval it stays on when the model is scored,
+  # as the companion's training script leaves it (it never calls model.eval()).
+  m.pe_dropout = 0.0
+  m.pe_dropout_at_eval = False
   m.dtype = "float32"
   # Exact rewrites that skip work (same function, fewer FLOPs; False: the plain computation):
   # readout 'last' → the last block computes the last token only; post-norm → the first block's
@@ -68,6 +73,7 @@ def optim(learning_rate: float):
   o.eps = 1e-8
   o.grad_clip_norm = 0.0  # 0: off
   o.warmup_steps = 0
+  o.pe_lr_scale = 1.0     # the PE's parameters step pe_lr_scale × the learning rate
   return o
 
 

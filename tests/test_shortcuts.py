@@ -129,15 +129,18 @@ def test_attention_for_query_rows_equals_the_rows_of_full_attention(name):
 
 
 # ---- the encoder with and without shortcuts -------------------------------------------------
-def make_encoder(pe, shortcut, norm="post", readout="last", depth=2):
+def make_encoder(pe, shortcut, norm="post", readout="last", depth=2, weight_init="flax",
+                 pe_dropout=0.0):
   return Encoder(pe=pe, width=WIDTH, depth=depth, num_heads=HEADS, mlp_ratio=2, num_outputs=2,
-                 norm=norm, readout=readout, exact_shortcuts=shortcut)
+                 norm=norm, readout=readout, exact_shortcuts=shortcut, weight_init=weight_init,
+                 pe_dropout=pe_dropout)
 
 
-def assert_same_function(pe, norm, readout="last", depth=2):
-  """Same parameter tree from either init; same outputs and gradients from the same parameters."""
+def assert_same_function(pe, norm, readout="last", depth=2, weight_init="flax"):
+  """Same parameters from either path's own init (fresh inits, not one shared set); same outputs
+  and gradients from the same parameters."""
   tokens = jax.random.normal(jax.random.PRNGKey(3), (3, TOKENS, FEATS))
-  make = lambda shortcut: make_encoder(pe, shortcut, norm, readout, depth)
+  make = lambda shortcut: make_encoder(pe, shortcut, norm, readout, depth, weight_init)
   params = make(True).init(jax.random.PRNGKey(0), tokens, positions())
   plain_params = make(False).init(jax.random.PRNGKey(0), tokens, positions())
   assert jax.tree.structure(params) == jax.tree.structure(plain_params)
@@ -174,6 +177,41 @@ def test_encoder_skipping_unread_tokens_is_exact(norm):
   flops = lambda shortcut: jax.jit(lambda p: make(shortcut).apply(p, tokens, positions())).lower(
       params).compile().cost_analysis()["flops"]
   assert flops(True) < 0.9 * flops(False)
+
+
+@pytest.mark.parametrize("weight_init", ["flax", "torch"])
+def test_both_paths_draw_the_weights_of_the_configured_init(weight_init):
+  """``model.weight_init`` reaches every block on both paths: the plain path once built its
+  blocks without it and drew Flax's init under 'torch' (zero MLP biases, kernels past PyTorch's
+  bound)."""
+  make, params, tokens = assert_same_function(catalogue_pe("learned"), "post",
+                                              weight_init=weight_init)
+  plain = make(False).init(jax.random.PRNGKey(0), tokens, positions())["params"]
+  for b in range(2):
+    mlp_in = plain[f"block_{b}"]["mlp_in"]
+    bound = 1 / np.sqrt(WIDTH)  # torch.nn.Linear: U(−1/√fan_in, 1/√fan_in), bias too
+    if weight_init == "torch":
+      assert np.all(mlp_in["bias"] != 0) and np.abs(mlp_in["kernel"]).max() <= bound
+    else:
+      assert np.all(mlp_in["bias"] == 0)
+
+
+@pytest.mark.parametrize("placement", ["every_block", "input"])
+def test_pe_dropout_is_the_same_on_both_paths_and_off_when_deterministic(placement):
+  """``pe_dropout``: the same mask from the same key on either path (the affine first-block
+  shortcut steps aside), nothing when deterministic, and a different output when on."""
+  pe = catalogue_pe("learned")
+  tokens = jax.random.normal(jax.random.PRNGKey(3), (3, TOKENS, FEATS))
+  make = lambda shortcut, rate: Encoder(pe=pe, width=WIDTH, depth=2, num_heads=HEADS,
+                                        mlp_ratio=2, num_outputs=2, exact_shortcuts=shortcut,
+                                        pe_dropout=rate, pe_placement=placement)
+  params = make(True, 0.3).init(jax.random.PRNGKey(0), tokens, positions())
+  on = lambda shortcut: make(shortcut, 0.3).apply(params, tokens, positions(), deterministic=False,
+                                                  rngs={"dropout": jax.random.PRNGKey(5)})
+  np.testing.assert_allclose(on(True), on(False), rtol=1e-5, atol=1e-6)
+  off = make(True, 0.3).apply(params, tokens, positions())
+  np.testing.assert_array_equal(off, make(True, 0.0).apply(params, tokens, positions()))
+  assert np.abs(on(True) - off).max() > 1e-3
 
 
 def test_readouts_other_than_last_take_only_the_first_block_shortcut():

@@ -73,6 +73,10 @@ class Encoder(nn.Module):
       ``config_validation``).
     pe_placement: 'every_block' (the companion's default) or 'input' (first block only).
     pe_sharing: 'separate' (one PE per block) or 'shared' (block 0's PE everywhere).
+    pe_dropout: dropout of this rate on each block's input right after its PE is added,
+      x ← Dropout(x + p), at every block that receives the PE, as the companion code's ``PositionalEncoding2D`` does (its default
+      ``dropout=0.1``; ljhearne/LSTNN_public, ``lstnn/transformer_main.py``). Active when the call
+      is not ``deterministic`` (it then needs an rng stream 'dropout'); 0 (the default) adds none.
   """
 
   pe: PositionalEncoding
@@ -92,6 +96,7 @@ class Encoder(nn.Module):
   # Out-of-distribution probe: Gaussian noise of this sd added to the input of every block
   # (needs an rng stream 'noise' when > 0).
   block_noise_sd: float = 0.0
+  pe_dropout: float = 0.0
   # Exact shortcuts (same function, fewer FLOPs; models/shortcuts.py): with readout 'last' the last
   # block computes the last token only; under post-norm the first block's projections factor
   # through the token features.
@@ -123,7 +128,9 @@ class Encoder(nn.Module):
     return jnp.stack(logits)
 
   @nn.compact
-  def __call__(self, tokens_BNF, positions: Positions, query_index_B=None):
+  def __call__(self, tokens_BNF, positions: Positions, query_index_B=None,
+               deterministic: bool = True):
+    """``deterministic=False`` turns ``pe_dropout`` on (rng stream 'dropout')."""
     if self.readout == "token":
       tokens_BNF, positions = with_readout_token(tokens_BNF, positions)
     # A PE that cannot serve these positions fails here, at trace time, with one ConfigError line.
@@ -135,19 +142,25 @@ class Encoder(nn.Module):
     x_BNW = project(tokens_BNF, *embed)
     for b in range(self.depth):
       terms = NO_TERMS
-      if b == 0 or self.pe_placement == "every_block":
+      pe_here = b == 0 or self.pe_placement == "every_block"
+      if pe_here:
         # The PE sees the block input: conditional PEs (PEG) compute their term from it.
         terms = self.pe(positions, b if self.pe_sharing == "separate" else 0, x_BNW)
       if terms.add is not None:
         x_BNW = x_BNW + terms.add.astype(self.dtype)
+      dropped = self.pe_dropout > 0 and not deterministic and pe_here
+      if dropped:
+        x_BNW = nn.Dropout(self.pe_dropout, deterministic=False)(x_BNW)
       if self.block_noise_sd > 0:
         noise = jax.random.normal(self.make_rng("noise"), x_BNW.shape, x_BNW.dtype)
         x_BNW = x_BNW + self.block_noise_sd * noise
       if self.exact_shortcuts:
-        x_BNW = shortcuts.encoder_block(self, b, x_BNW, terms, tokens_BNF, embed)
+        x_BNW = shortcuts.encoder_block(self, b, x_BNW, terms, tokens_BNF,
+                                        None if dropped else embed)
       else:
         x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype,
-                      self.mlp_final_activation, self.causal, name=f"block_{b}")(x_BNW, terms)
+                      self.mlp_final_activation, self.causal, self.weight_init,
+                      name=f"block_{b}")(x_BNW, terms)
     head_init = weight_init.linear(self.weight_init, self.width)
     head = nn.Dense(self.num_outputs, kernel_init=head_init[0], bias_init=head_init[1],
                     name="head")

@@ -129,11 +129,12 @@ class ShortcutBlock(Block):
 def encoder_block(encoder, b: int, x_BNW, terms: PositionalTerms, tokens_BNF, embed):
   """Block ``b`` of ``encoder`` (an ``Encoder``, calling from its ``__call__``) with the shortcuts
   that apply to it; ``x_BNW`` its input, ``tokens_BNF`` and ``embed`` (kernel, bias) the raw
-  features and the embedding that made block 0's input."""
+  features and the embedding that made block 0's input (None: that input is not an affine
+  function of the features, e.g. after dropout, and the affine shortcut is off)."""
   last_only = encoder.readout in ("last", "token") and b == encoder.depth - 1
   rows = slice(-1, None) if last_only else None
   x_affine = None
-  if (b == 0 and encoder.norm == "post" and encoder.block_noise_sd == 0
+  if (b == 0 and embed is not None and encoder.norm == "post" and encoder.block_noise_sd == 0
       and tokens_BNF.shape[-1] < encoder.width and (terms.add is None or terms.add.ndim == 2)):
     x_affine = Affine(tokens_BNF, embed[0], embed[1] if terms.add is None else
                       embed[1] + terms.add.astype(encoder.dtype))

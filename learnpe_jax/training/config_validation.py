@@ -61,6 +61,13 @@ def validate(config) -> None:
     causal_pes = ", ".join(n for n, s in sorted(REGISTRY.items()) if s.causal)
     raise ConfigError("model.pe.name", m.pe.name, "a PE whose terms at a position read no later "
                       f"token, with model.causal=True: one of {causal_pes}")
+  if not (isinstance(m.pe_dropout, (int, float)) and 0 <= m.pe_dropout < 1):
+    raise ConfigError("model.pe_dropout", m.pe_dropout, "a rate in [0, 1)")
+  if m.pe_dropout and kind != "transformer":
+    raise ConfigError("model.pe_dropout", m.pe_dropout, f"0 for model.kind={kind!r} (the PE "
+                      "dropout is the transformer's)")
+  if not isinstance(m.pe_dropout_at_eval, bool):
+    raise ConfigError("model.pe_dropout_at_eval", m.pe_dropout_at_eval, "True or False")
   if m.readout == "token":
     if kind != "transformer":
       raise ConfigError("model.readout", "token", f"'last', 'mean', 'query' or 'tokens' for "
@@ -88,6 +95,7 @@ def validate(config) -> None:
   for f in ("weight_decay", "grad_clip_norm", "eps"):
     _positive(f"optim.{f}", o[f], allow_zero=True)
   _positive("optim.warmup_steps", o.warmup_steps, integer=True, allow_zero=True)
+  _positive("optim.pe_lr_scale", o.pe_lr_scale)
   for f in ("b1", "b2", "momentum"):
     if not 0 <= o[f] < 1:
       raise ConfigError(f"optim.{f}", o[f], "a number in [0, 1)")

@@ -47,7 +47,7 @@ def build_model(config, task: TaskData, pe_init_scale=1.0):
                  mlp_ratio=m.mlp_ratio, num_outputs=task.num_outputs, readout=m.readout,
                  pe_placement=m.pe_placement, pe_sharing=m.pe_sharing, norm=m.norm,
                  mlp_final_activation=m.mlp_final_activation, causal=m.causal,
-                 weight_init=m.weight_init,
+                 weight_init=m.weight_init, pe_dropout=m.pe_dropout,
                  dtype=jnp.dtype(m.dtype), exact_shortcuts=m.exact_shortcuts)
 
 
@@ -97,9 +97,21 @@ class Trainer:
     self.pe_logits = jax.jit(self._pe_logits, out_shardings=models_on)
 
   # ---- model ---------------------------------------------------------------------------------
-  def apply(self, params, batch):
+  def apply(self, params, batch, dropout_key=None):
+    """The model's outputs; with ``dropout_key`` its dropout (``model.pe_dropout``) is on."""
+    if dropout_key is None:
+      return self.model.apply({"params": params}, batch["tokens"], self.positions,
+                              batch.get("query_index"))
     return self.model.apply({"params": params}, batch["tokens"], self.positions,
-                            batch.get("query_index"))
+                            batch.get("query_index"), deterministic=False,
+                            rngs={"dropout": dropout_key})
+
+  def _dropout_key(self, data_key, step):
+    """The key of a model's training-step dropout (None without ``model.pe_dropout``): stream
+    ``split(data_key)[1]`` folded with the step, apart from the batch order's keys."""
+    if not self.config.model.pe_dropout:
+      return None
+    return jax.random.fold_in(jax.random.split(data_key)[1], step)
 
   # ---- init ----------------------------------------------------------------------------------
   def _init(self):
@@ -129,8 +141,11 @@ class Trainer:
     idx = jax.lax.dynamic_slice_in_dim(perm, (step % per_epoch) * batch_size, batch_size)
     batch = jax.tree.map(lambda a: a[idx], self.train_data)
 
+    dropout_key = self._dropout_key(model_state["data_key"], step)
+
     def loss_fn(params):
-      loss, score = objectives.per_example(self.task.kind, self.apply(params, batch), batch)
+      loss, score = objectives.per_example(self.task.kind,
+                                           self.apply(params, batch, dropout_key), batch)
       return loss.mean(), (loss, score)
 
     (loss, (loss_B, score_B)), grads = jax.value_and_grad(loss_fn, has_aux=True)(
@@ -181,21 +196,31 @@ class Trainer:
 
   # ---- eval ----------------------------------------------------------------------------------
   def _evaluate(self, params, split: str):
-    """Per-model mean loss and score (accuracy or −MSE), overall and per level."""
-    data = self.eval_data[split]
+    """Per-model mean loss and score (accuracy or −MSE), overall and per level.
 
-    def eval_one(p):
+    With ``model.pe_dropout_at_eval`` (the companion's script scores its models with their
+    dropout on) the dropout stays on here too, drawn from a fixed per-model key (stream 2 of
+    ``ModelAxis.keys``) folded with the batch index: the same parameters score the same."""
+    data = self.eval_data[split]
+    batches = {k: v for k, v in data.items() if k != "valid"}
+    batches["index"] = jnp.arange(len(data["valid"]))
+    eval_keys = self.axis.keys(2)
+
+    def eval_one(p, key):
       def on_batch(batch):
-        loss, score = objectives.per_example(self.task.kind, self.apply(p, batch), batch)
+        dropout_key = (jax.random.fold_in(key, batch["index"])
+                       if self.config.model.pe_dropout_at_eval else None)
+        loss, score = objectives.per_example(self.task.kind, self.apply(p, batch, dropout_key),
+                                             batch)
         return loss, score
-      loss, score = jax.lax.map(on_batch, {k: v for k, v in data.items() if k != "valid"})
+      loss, score = jax.lax.map(on_batch, batches)
       valid = data["valid"].astype(jnp.float32)
       onehot = jax.nn.one_hot(data["level"], self.num_levels) * valid[..., None]
       mean = lambda x: (x * valid).sum() / valid.sum()
       by_level = jnp.einsum("bs,bsl->l", score, onehot) / jnp.maximum(onehot.sum((0, 1)), 1)
       return {"loss": mean(loss), "score": mean(score), "score_by_level": by_level}
 
-    return jax.vmap(eval_one)(params)
+    return jax.vmap(eval_one)(params, eval_keys)
 
   def _pe_vectors(self, params):
     """float[M, blocks, N, W] the per-token vectors the PE adds (None if it adds none)."""
