@@ -105,6 +105,7 @@ import sys
 import numpy as np
 
 from experiments import records, stats
+from experiments.rules import companion as rules_companion
 from experiments.runner import Job
 from experiments.study import Study, mean_sd, yes_no
 
@@ -221,7 +222,8 @@ def _label(rows: list[dict]) -> list[dict]:
   for r in rows:
     job = by_name[r["job"]]
     pe = r["pe_init_scale"] if job.config == CONFIG else "2-D sinusoidal"
-    out.append(dict(r, pe=pe, data=dict(job.overrides)["data.generator"], variant=_variant(job)))
+    out.append(dict(r, pe=pe, data=dict(job.overrides)["data.generator"], variant=_variant(job),
+                    pe_lr_scale=dict(job.overrides).get("optim.pe_lr_scale", 1.0)))
   return out
 
 
@@ -229,13 +231,7 @@ def _change(m: dict, measure: str, key: str):
   return (m.get("pe_change") or {}).get(measure, {}).get(key)
 
 
-def grid_like(m: dict) -> bool | None:
-  """Claim 1's per-model rule (module docstring); None for a model without ``pe_change``."""
-  delta = _change(m, "rsa_cosine", "delta_mean")
-  p = _change(m, "mantel_p", "final")
-  if delta is None or p is None or p[0] is None:
-    return None
-  return bool(delta >= 0.25 and p[0] < 0.01)
+grid_like = rules_companion.grid_like  # claim 1's per-model rule (module docstring)
 
 
 def per_condition(models: list[dict]) -> list[dict]:
@@ -274,24 +270,35 @@ def per_condition(models: list[dict]) -> list[dict]:
   return out
 
 
-def _within(ours: dict, mean: float, sd: float) -> bool:
-  return bool(ours["mean"] is not None and abs(ours["mean"] - mean) <= 2 * sd)
-
-
-def side_by_side(conditions: list[dict]) -> dict:
+def reference_rows(conditions: list[dict], variant: str = CURRENT) -> dict:
+  """{row label: {"test": (our values, companion mean, sd), "human": …}} of the conditions on the
+  companion's data with ``variant`` that the companion has a row for."""
   rows = {}
   for c in conditions:
     ref = COMPANION.get(c["pe"])
-    if c["data"] == "companion" and c["variant"] == CURRENT and ref is not None:
-      rows[str(c["pe"])] = {"test": _within(c["test_accuracy"], ref[1], ref[2]),
-                            "human": _within(c["human_accuracy"], ref[4], ref[5]),
-                            "seeds": len(c["seeds"])}
-  both = sum(r["test"] and r["human"] for r in rows.values())
-  complete = len(rows) == 7 and all(r["seeds"] >= 3 for r in rows.values())
-  verdict = ("incomplete" if not complete else "reproduces" if both >= 6 else
-             "reproduces partly" if both else "does not reproduce")
-  return {"verdict": verdict, "rows_within_2sd": rows, "rows_within_on_both": both,
-          "rows": len(rows)}
+    if c["data"] == "companion" and c["variant"] == variant and ref is not None:
+      rows[str(c["pe"])] = {"test": (c["test_accuracy"]["values"], ref[1], ref[2]),
+                            "human": (c["human_accuracy"]["values"], ref[4], ref[5])}
+  return rows
+
+
+def side_by_side(conditions: list[dict]) -> dict:
+  """The side-by-side under rule v2, its variants and rule v1 (module docstring)."""
+  rows = reference_rows(conditions)
+  out = {"v2": rules_companion.side_by_side(rows),
+         "v2_strict": rules_companion.side_by_side(rows, strict=True),
+         "welch": rules_companion.side_by_side_welch(rows),
+         "v1": rules_companion.side_by_side_v1(rows)}
+  dropout = reference_rows(conditions, PE_DROPOUT).get("2-D sinusoidal")
+  if dropout and "2-D sinusoidal" in rows:
+    out["sinusoid_dropout"] = rules_companion.dropout_explains(rows["2-D sinusoidal"], dropout)
+    out["sinusoid_dropout_row"] = rules_companion.side_by_side(
+        {"2-D sinusoidal + PE dropout": dropout})["rows"]["2-D sinusoidal + PE dropout"]
+    if out["sinusoid_dropout"]["verdict"] == "explains":  # the row takes the companion's setting
+      out["v2_with_dropout_row"] = rules_companion.side_by_side(
+          dict(rows, **{"2-D sinusoidal": dropout}))
+  out["verdict"] = out.get("v2_with_dropout_row", out["v2"])["verdict"]
+  return out
 
 
 def variant_verdict(models: list[dict], variant: str = TOKEN_GELU) -> dict:
@@ -319,7 +326,18 @@ def variant_verdict(models: list[dict], variant: str = TOKEN_GELU) -> dict:
   return {"verdict": verdict, "by_sigma": out}
 
 
-def claim_verdicts(conditions: list[dict]) -> dict:
+def _models_by_sigma(models: list[dict]) -> dict:
+  out = {}
+  for m in models:
+    if (m["data"] == "companion" and m["variant"] == CURRENT and not isinstance(m["pe"], str)
+        and m.get("pe_change")):
+      out.setdefault(m["pe"], []).append(m)
+  return out
+
+
+def claim_verdicts(conditions: list[dict], models: list[dict] | None = None) -> dict:
+  """Claim 2 (v1, unchanged), claim 1 under v1 and, given the models, v2 with its sensitivity and
+  the first rule (v0)."""
   ours = [c for c in conditions if c["data"] == "companion" and c["variant"] == CURRENT]
   learned = {c["pe"]: c for c in ours if not isinstance(c["pe"], str)}
   out = {}
@@ -339,30 +357,51 @@ def claim_verdicts(conditions: list[dict]) -> dict:
                      "does not hold at this scale" if not any(like.values()) else
                      "holds" if small and not large else "holds partly")
     out["claim1_grid_like_sigma"] = sorted(s for s, v in like.items() if v)
+  if models is not None and _models_by_sigma(models):
+    out["claim1_v2"] = rules_companion.claim1_sensitivity(_models_by_sigma(models))
+    out["claim1_v0"] = rules_companion.claim1_v0(
+        {s: c["pe_rsa"] for s, c in learned.items()},
+        {s: c["pe_sinusoid_similarity"] for s, c in learned.items()})
   return out
 
 
 def mechanism(models: list[dict]) -> dict | None:
-  """The mechanism sweep's rule: Spearman ρ(movement, ΔRSA) over its models."""
-  import scipy.stats
+  """The mechanism sweep under rule v1 (pooled, with the partial ρ beside it) and the PE-lr sweep
+  under rule v2 (within σ)."""
   mech = [m for m in models if m["variant"] == "mechanism" and m.get("pe_change")]
   if not mech:
     return None
-  move = [float(np.mean(m["pe_change"]["movement"])) for m in mech]
-  delta = [m["pe_change"]["rsa_cosine"]["delta_mean"] for m in mech]
-  rho = scipy.stats.spearmanr(move, delta)
-  holds = bool(rho.statistic > 0.5 and rho.pvalue < 0.01)
-  by = {}
-  for m, mv, d in zip(mech, move, delta, strict=True):
-    by.setdefault((m["pe_init_scale"], m["learning_rate"]), []).append((mv, d, m))
-  cells = [{"sigma": s, "lr": lr, "movement": stats.mean(x[0] for x in v),
-            "delta_rsa": stats.mean(x[1] for x in v),
-            "test": stats.mean(x[2]["test_accuracy"] for x in v),
-            "human": stats.mean(x[2]["human_accuracy"] for x in v),
-            "grid_like": sum(bool(grid_like(x[2])) for x in v), "seeds": len(v)}
-           for (s, lr), v in sorted(by.items())]
-  return {"spearman_rho": float(rho.statistic), "p": float(rho.pvalue), "models": len(mech),
-          "verdict": "holds" if holds else "does not hold", "cells": cells}
+  out = rules_companion.mechanism_v1(mech)
+  out["cells"] = [dict(zip(("sigma", "lr"), c.pop("cell")), **c) for c in
+                  rules_companion.cell_means(mech, lambda m: (m["pe_init_scale"],
+                                                              m["learning_rate"]))]
+  for c, grid in zip(out["cells"], _grid_like_counts(mech, lambda m: (m["pe_init_scale"],
+                                                                      m["learning_rate"]))):
+    c["grid_like"] = grid
+  # The PE-lr sweep: its own jobs at scales ≠ 1, and the mechanism sweep's lr 3e-4 models at σ
+  # in PE_LR_SIGMAS as scale 1.
+  base = [dict(m, pe_lr_scale=1.0) for m in mech
+          if m["learning_rate"] == 3e-4 and m["pe_init_scale"] in PE_LR_SIGMAS]
+  swept = [m for m in models if m["variant"] == "pe_lr" and m.get("pe_change")]
+  if swept:
+    pe_lr = base + swept
+    key = lambda m: (m["pe_init_scale"], m["pe_lr_scale"])
+    cells = rules_companion.cell_means(pe_lr, key)
+    for c, grid in zip(cells, _grid_like_counts(pe_lr, key)):
+      c["grid_like"] = grid
+    out["pe_lr"] = {"cells": cells,
+                    "v2": rules_companion.mechanism_within_sigma(cells),
+                    "v2_block0": rules_companion.mechanism_within_sigma(cells, "delta_rsa_block0"),
+                    "pooled_v1": rules_companion.mechanism_v1(pe_lr),
+                    "scales": sorted({m["pe_lr_scale"] for m in pe_lr})}
+  return out
+
+
+def _grid_like_counts(models: list[dict], key) -> list[int]:
+  counts = {}
+  for m in models:
+    counts[key(m)] = counts.get(key(m), 0) + bool(grid_like(m))
+  return [counts[k] for k in sorted(counts)]
 
 
 def _f(x, digits=3) -> str:
@@ -376,18 +415,129 @@ def _pe_label(pe) -> str:
   return pe if isinstance(pe, str) else f"learned σ = {pe:g}"
 
 
+def _p(p) -> str:
+  """A p-value to 3 significant digits (never rounded up to a threshold)."""
+  return "—" if p is None else f"{p:.3g}"
+
+
+def _side_by_side_v2(sbs: dict) -> list[str]:
+  """The side-by-side under rule v2: per row and column the gap in companion sd, the band, the
+  difference the rule detects (80% power) and the outcome; then the verdicts of every rule."""
+  lines = ["Rule v2 (a mean over n seeds against the companion's mean over 15: se = sd·√(1/n + "
+           "1/15), agrees within ± 2 se; a band wider than half of chance 0.25 … 1 is "
+           "uninformative):", "",
+           "| PE | seeds | test: gap (comp. sd) | test: band | test: detectable | test | human: gap "
+           "(comp. sd) | human: band | human: detectable | human | row (v2) | Welch p test / "
+           "human | v1 (± 2 sd): test, human |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+  rows = dict(sbs["v2"]["rows"])
+  if "sinusoid_dropout_row" in sbs:
+    rows["2-D sinusoidal + PE dropout"] = sbs["sinusoid_dropout_row"]
+  ok = lambda b: "✓" if b else "✗"
+  for label, r in rows.items():
+    cells = []
+    for c in ("test", "human"):
+      x = r[c]
+      cells += [f"{x['gap_in_ref_sd']:+.2f}", f"[{x['band'][0]:.3f}, {x['band'][1]:.3f}]",
+                f"{x['detectable']:.3f}", x["outcome"]]
+    v1 = sbs["v1"]["rows_within_2sd"].get(label)
+    lines.append(f"| {_pe_label(_float_or(label))} | {r['seeds']} | {' | '.join(cells)} | "
+                 f"{r['outcome']} | {_p(r['test']['welch_p'])} / {_p(r['human']['welch_p'])} | "
+                 f"{'—' if v1 is None else ok(v1['test']) + ', ' + ok(v1['human'])} |")
+  v2, v1 = sbs["v2"], sbs["v1"]
+  lines += ["", f"**Side by side (rule v2):** {v2['verdict']} ({v2['counts']['agrees']} of "
+            f"{len(v2['rows'])} rows agree, {v2['counts']['differs']} differ, "
+            f"{v2['counts']['uninformative']} uninformative; ≥ 6 needed).",
+            f"Beside it: rule v1 (± 2 single-model sd, as first run) {v1['verdict']} "
+            f"({v1['rows_within_on_both']} of {v1['rows']}); v2 counting only rows with both "
+            f"cells informative: {sbs['v2_strict']['verdict']} "
+            f"({sbs['v2_strict']['counts']['agrees']} rows); Welch with our own sd (p ≥ 0.05 on "
+            f"both columns): {sbs['welch']['verdict']} ({sbs['welch']['rows_agree']} rows)."]
+  if "sinusoid_dropout" in sbs:
+    d = sbs["sinusoid_dropout"]
+    lines.append(f"**The 2-D sinusoid with the companion's PE dropout:** {d['verdict']} (row "
+                 f"without dropout: {d['without']}, with: {d['with']}; seeds {d['seeds'][0]} and "
+                 f"{d['seeds'][1]}; ≥ 5 each needed).")
+    if "v2_with_dropout_row" in sbs:
+      w = sbs["v2_with_dropout_row"]
+      lines.append(f"With the sinusoid row in the companion's setting the side by side is: "
+                   f"{w['verdict']} ({w['counts']['agrees']} of {len(w['rows'])} rows agree).")
+  return lines
+
+
+def _float_or(label: str):
+  try:
+    return float(label)
+  except ValueError:
+    return label
+
+
+def _claim1_sensitivity(claims: dict) -> list[str]:
+  v2 = claims["claim1_v2"]
+  sigmas = sorted(v2["primary"]["seeds"])
+  lines = ["Claim 1 under rule v2 (a σ is grid-like when more than half of its seeds are) and "
+           "its reasonable variants (per variant: grid-like seeds per σ, the verdict):", "",
+           "| ΔRSA measure | blocks | threshold | " + " | ".join(f"σ = {s:g}" for s in sigmas)
+           + " | verdict |", "|---|---|---|" + "---|" * len(sigmas) + "---|"]
+  for t in v2["variants"]:
+    block = "mean of 4" if t["block"] == "mean" else f"block {t['block']}"
+    lines.append(f"| {t['measure'].removeprefix('rsa_')} | {block} | {t['threshold']:g} | "
+                 + " | ".join(t["seeds"].get(s, "—") for s in sigmas) + f" | {t['verdict']} |")
+  seen = ", ".join(f"{k}: {n}" for k, n in v2["verdicts_seen"].items())
+  lines += ["", f"**Claim 1 at this scale (rule v2):** {v2['verdict']} (the primary variant, "
+            f"cosine ΔRSA over the mean of 4 blocks ≥ 0.25: {v2['primary']['verdict']}; over "
+            f"the {len(v2['variants'])} variants: {seen}). Rule v1 (≥ 2 of ≥ 3 seeds) on the same "
+            f"models: {v2['v1_two_of_three']['verdict']}; the first rule (block-0 RSA and "
+            f"sinusoid similarity, smallest vs largest σ, commit 34a7fa8): {claims['claim1_v0']}."]
+  return lines
+
+
+def _mechanism_section(mech: dict) -> list[str]:
+  lines = ["## When a small-norm PE becomes grid-like (width 64, 4 blocks, 4,000 steps)", "",
+           "![movement](figure_mechanism.png)", "",
+           "| σ | lr | seeds | movement | ΔRSA (mean of blocks) | ΔRSA block 0 | test | human | "
+           "grid-like seeds |", "|---|---|---|---|---|---|---|---|---|"]
+  lines += [f"| {c['sigma']:g} | {c['lr']:g} | {c['seeds']} | {c['movement']:.3f} | "
+            f"{c['delta_rsa']:+.3f} | {c['delta_rsa_block0']:+.3f} | {c['test']:.3f} | "
+            f"{c['human']:.3f} | {c['grid_like']} |" for c in mech["cells"]]
+  part = "; ".join(f"controlling for {k}: ρ = {v['rho']:.2f}, p = {_p(v['p'])}"
+                   for k, v in mech["partial"].items())
+  lines += ["", f"Rule v1 (pooled over the {mech['models']} models): {mech['verdict']} (Spearman "
+            f"ρ(movement, ΔRSA) = {mech['spearman_rho']:.2f}, p = {_p(mech['p'])}). But movement "
+            f"‖P−P⁰‖/‖P⁰‖ divides by ‖P⁰‖ ∝ σ and ρ(log σ, ΔRSA) = {mech['rho_sigma_delta']:.2f}: "
+            f"the partial ρ(movement, ΔRSA) {part}."]
+  pe_lr = mech.get("pe_lr")
+  if pe_lr:
+    lines += ["", "### Movement apart from σ: a learning rate for the PE alone", "",
+              "`optim.pe_lr_scale` multiplies the PE's steps (the rest of the model at lr 3e-4); "
+              "width 64, 4 blocks, 4,000 steps, seeds 0–2 (scale 1: the sweep's lr 3e-4 models).",
+              "", "| σ | PE lr scale | seeds | movement | ΔRSA (mean of blocks) | ΔRSA block 0 | "
+              "test | human | grid-like seeds |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {c['cell'][0]:g} | {c['cell'][1]:g} | {c['seeds']} | {c['movement']:.3f} | "
+              f"{c['delta_rsa']:+.3f} | {c['delta_rsa_block0']:+.3f} | {c['test']:.3f} | "
+              f"{c['human']:.3f} | {c['grid_like']} |" for c in pe_lr["cells"]]
+    v2, b0 = pe_lr["v2"], pe_lr["v2_block0"]
+    per = ", ".join(f"σ {s:g}: {r:+.2f}" for s, r in v2["rho_by_sigma"].items())
+    lines += ["", f"**Mechanism within σ (rule v2):** {v2['verdict']} (mean within-σ Spearman "
+              f"ρ(movement, ΔRSA) = {v2['mean_rho']:+.2f} over {v2['cells']} cells, {per}; "
+              f"permutation p = {_p(v2['p'])}; scales {', '.join(f'{x:g}' for x in pe_lr['scales'])}"
+              f"). On block 0's ΔRSA: {b0['verdict']} (ρ = {b0['mean_rho']:+.2f}, p = "
+              f"{_p(b0['p'])})."]
+  return lines
+
+
 def _accuracy_table(conditions: list[dict], within: dict | None) -> list[str]:
   lines = [
       "| PE | seeds | train (ours / comp.) | test (ours / comp.) | test bin / tern / quat (ours / "
-      "comp.) | human 108 (ours / comp.) | human bin / tern / quat (ours) | within 2 sd: test, "
-      "human |",
+      "comp.) | human 108 (ours / comp.) | human bin / tern / quat (ours) | v1, within 2 sd: "
+      "test, human |",
       "|---|---|---|---|---|---|---|---|"]
   for c in conditions:
     ref = COMPANION.get(c["pe"]) if c["data"] == "companion" else None
-    band = (within or {}).get(str(c["pe"]))
+    band = (within or {}).get(str(c["pe"])) if c["variant"] == CURRENT else None
     ok = lambda b: "✓" if b else "✗"
     lines.append(
-        f"| {_pe_label(c['pe'])} | {len(c['seeds'])} | {_f(c['train_accuracy'])} / "
+        f"| {_pe_label(c['pe'])}{' + PE dropout' * (c['variant'] == PE_DROPOUT)} | "
+        f"{len(c['seeds'])} | {_f(c['train_accuracy'])} / "
         f"{'—' if ref is None else f'{ref[0]:.3f}'} | {_f(c['test_accuracy'])} / "
         f"{'—' if ref is None else f'{ref[1]:.3f} ± {ref[2]:.3f}'} | "
         f"{' / '.join(_f(x) for x in c['test_by_level'])} / "
@@ -413,7 +563,7 @@ def _claim1_table(conditions: list[dict]) -> list[str]:
         f"{_f(c['delta_rsa_euclidean'])} | {_f(c['delta_rsa_no_readout'])} | "
         f"{_f(c['delta_partial_rsa'])} | {_f(c['partial_rsa_final'])} | "
         f"{_f(c['movement'])}; {' / '.join(f'{x:.3f}' for x in c['movement_by_block'])} | "
-        f"{', '.join('—' if p is None else f'{p:.3f}' for p in c['mantel_p_block0'])} | "
+        f"{', '.join(_p(p) for p in c['mantel_p_block0'])} | "
         f"{sum(bool(g) for g in c['grid_like'])} of {len(c['grid_like'])} |")
   return lines
 
@@ -424,6 +574,7 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
   cmd = "python -m experiments.companion"
   companion = [c for c in conditions if c["data"] == "companion" and c["variant"] == CURRENT]
   pluck = [c for c in conditions if c["data"] == "pluck"]
+  dropout_rows = [c for c in conditions if c["data"] == "companion" and c["variant"] == PE_DROPOUT]
   sbs = verdict["side_by_side"]
   lines = [
       "# The study like for like: the companion's puzzles, split and model",
@@ -436,20 +587,23 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
       "",
       "## Side by side (the companion's data, the current model)",
       "",
-      *_accuracy_table(companion, sbs["rows_within_2sd"]),
+      *_accuracy_table(companion + dropout_rows, sbs["v1"]["rows_within_2sd"]),
       "",
-      f"**Side by side:** {sbs['verdict']} ({sbs['rows_within_on_both']} of {sbs['rows']} rows "
-      "within 2 sd on both test and human; the rule needs ≥ 3 seeds in each of the 7 rows).",
+      *_side_by_side_v2(sbs),
   ]
   if "claim2" in verdict["claims"]:
     lines.append(f"**Claim 2 at this scale:** {verdict['claims']['claim2']} "
                  f"({yes_no(verdict['claims']['claim2_parts'])}).")
   lines += ["", "## Claim 1 at the study's scale: what each PE learned, from its own init", "",
             *_claim1_table(companion), ""]
-  if "claim1" in verdict["claims"]:
-    grid_like = verdict["claims"]["claim1_grid_like_sigma"]
-    lines.append(f"**Claim 1 at this scale:** {verdict['claims']['claim1']} (grid-like σ: "
+  claims = verdict["claims"]
+  if "claim1" in claims:
+    grid_like = claims["claim1_grid_like_sigma"]
+    lines.append(f"Rule v1 (mean of 4 blocks, cosine, ΔRSA ≥ 0.25 and block-0 Mantel p < 0.01 in "
+                 f"≥ 2 of ≥ 3 seeds): {claims['claim1']} (grid-like σ: "
                  f"{', '.join(f'{x:g}' for x in grid_like) or 'none'}).")
+  if "claim1_v2" in claims:
+    lines += ["", *_claim1_sensitivity(claims)]
   for label, title in ((TOKEN_GELU, "The companion's compiled-module variant (readout token + "
                                     "final GELU)"),
                        (FLAX, "Flax's default weight init instead of PyTorch's")):
@@ -462,17 +616,8 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
                    f"{d['variant']['human']:.3f}; the two differ by more than 2 companion sd "
                    f"on {yes_no(d['beyond_2_companion_sd'])}")
     lines += ["", f"**{label}:** {v['verdict']}."]
-  mech = verdict.get("mechanism")
-  if mech:
-    lines += ["", "## When a small-norm PE becomes grid-like (width 64, 4 blocks, 4,000 steps)", "",
-              "![movement](figure_mechanism.png)", "",
-              "| σ | lr | seeds | movement | ΔRSA | test | human | grid-like seeds |",
-              "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {c['sigma']:g} | {c['lr']:g} | {c['seeds']} | {c['movement']:.3f} | "
-              f"{c['delta_rsa']:+.3f} | {c['test']:.3f} | {c['human']:.3f} | {c['grid_like']} |"
-              for c in mech["cells"]]
-    lines += ["", f"**Mechanism:** {mech['verdict']} (Spearman ρ(movement, ΔRSA) = "
-              f"{mech['spearman_rho']:.2f}, p = {mech['p']:.2g}, {mech['models']} models)."]
+  if verdict.get("mechanism"):
+    lines += ["", *_mechanism_section(verdict["mechanism"])]
   if pluck:
     lines += ["", "## Second block: regenerated puzzles (`data.generator='pluck'`, made the "
               "companion code's way), the current model", "", *_accuracy_table(pluck, None)]
@@ -576,7 +721,7 @@ def tabulate(root: str, study: Study = None) -> str:
   conditions = per_condition(models)
   verdict = {"side_by_side": side_by_side(conditions),
              "variants": {v: variant_verdict(models, v) for v in (TOKEN_GELU, FLAX)},
-             "claims": claim_verdicts(conditions), "mechanism": mechanism(models)}
+             "claims": claim_verdicts(conditions, models), "mechanism": mechanism(models)}
   findings_path = os.path.join(study.dir, "findings.md")
   findings = open(findings_path).read() if os.path.exists(findings_path) else ""
   os.makedirs(study.dir, exist_ok=True)
