@@ -31,8 +31,9 @@ Rows (``rows(task)``):
     on lengths n ≤ 8 and scored by exact match on n ≤ 16): the 1-D PEs of ``LENGTH_PES``, those the
     length-generalisation papers of the reading list compare (coordinate PEs on the token index as
     1-D coordinate). Their score is exact match on the unseen lengths (8 < n ≤ 16), the seen ones
-    beside it; their curves, the side-by-side with Kazemnejad et al. and the closer-to-no-PE rule
-    are ``experiments/length_curves.py`` (rules written there before the runs).
+    beside it; their curves are ``experiments/length_curves.py``, their verdicts (the side-by-side
+    with Kazemnejad et al., the closer-to-no-PE rule, the init scale) ``experiments/rules/length.py``
+    (v1 as run, v2 after the runs: fit first, ties at 0 or 1 uninformative, paired by seed).
   * every task: a PE identical by construction to another on the task (``COINCIDE``) is not
     trained again: its row says which PE it equals and why.
 
@@ -62,6 +63,9 @@ values at σ = 0.1 and σ = 2.0 are compared with a two-sided Welch t-test.
   The effect "holds beyond the additive learned table" for a PE whose score verdict is "small σ
   better"; the counts per verdict are reported as they come out. Three seeds give a Welch test
   little power: "no difference detected" is not evidence of no difference.
+  On the length tasks the verdicts are also given under rule v2 (``rules.length.init_scale``): no
+  verdict for a σ whose row does not fit the training lengths (seen exact match < 0.95), a score
+  tie at 0 or 1 "uninformative", and the difference the test would detect beside each verdict.
 """
 
 from __future__ import annotations
@@ -74,11 +78,17 @@ import os
 import sys
 
 from experiments import REPO, cluster, length_curves, records, runner, stats
+from experiments.rules import length as length_rules
 from experiments.runner import Job
 from experiments.study import Study, interval
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
 DOC = os.path.join(REPO, "docs", "benchmark.md")
+# docs/length_generalisation.md: the part between these markers is written by --tabulate
+LENGTH_DOC = os.path.join(REPO, "docs", "length_generalisation.md")
+LENGTH_MARKERS = ("<!-- length verdicts: python -m experiments.benchmark --tabulate -->\n",
+                  "<!-- /length verdicts -->\n")
+SIDE_BY_SIDE = "length_side_by_side.json"  # both rules' side-by-side, beside the tasks' folders
 FINDINGS = "findings.md"  # a task's reading of its results, written by hand beside its records
 SIGMAS = (0.1, 2.0)
 SEEDS = (0, 1, 2)
@@ -229,6 +239,7 @@ def row_records(task: str, row: Row, models: list[dict]) -> list[dict]:
       seen_unseen = [length_curves.seen_unseen(m) for m in group]
       rec["score"] = stats.over_seeds(u for _, u in seen_unseen)
       rec["seen"] = stats.over_seeds(s for s, _ in seen_unseen)
+      rec["per_seed"] = length_curves.per_seed(group)
       rec["levels"] = {}
     for field in GEOMETRY:
       if field in group[0]:
@@ -246,8 +257,9 @@ def _verdict(small: dict, large: dict) -> tuple[str, float]:
   return "no difference detected", p
 
 
-def init_scale_verdicts(recs: list[dict]) -> list[dict]:
-  """Per learnable row with both σ: the score and geometry verdicts (module docstring)."""
+def init_scale_verdicts(recs: list[dict], task: str = "") -> list[dict]:
+  """Per learnable row with both σ: the score and geometry verdicts (module docstring); on a
+  length task also under rule v2 (``*_v2``, with ``*_detectable``)."""
   by_row: dict[str, dict] = {}
   for rec in recs:
     by_row.setdefault(rec["row"], {})[rec["sigma"]] = rec
@@ -268,6 +280,15 @@ def init_scale_verdicts(recs: list[dict]) -> list[dict]:
       verdict["geometry_verdict"], verdict["geometry_p"] = _verdict(small[judged], large[judged])
       verdict["geometry_raw_verdict"], verdict["geometry_raw_p"] = _verdict(small[geometry],
                                                                             large[geometry])
+    if task in LENGTH_TASKS:
+      verdict["seen_small"], verdict["seen_large"] = small["seen"], large["seen"]
+      v2 = length_rules.init_scale(small, large)
+      verdict["score_verdict_v2"], verdict["score_detectable"] = v2["verdict"], v2["detectable"]
+      verdict["not_fitting"] = v2["not_fitting"]
+      if geometry:
+        v2 = length_rules.init_scale(small, large, verdict["geometry_judged_on"])
+        verdict["geometry_verdict_v2"] = v2["verdict"]
+        verdict["geometry_detectable"] = v2["detectable"]
     out.append(verdict)
   return out
 
@@ -312,31 +333,62 @@ def ranking_table(task: str, recs: list[dict], coinciding: list[Row]) -> str:
   return "\n".join(lines)
 
 
-def verdict_table(verdicts: list[dict]) -> str:
-  head = ["PE", "mechanism", "test σ=0.1", "test σ=2", "score verdict (p)", "geometry",
-          "σ=0.1", "σ=2", "geometry verdict (p)", "raw, before (p)"]
+def verdict_table(verdicts: list[dict], task: str = "") -> str:
+  """The init-scale verdicts; on a length task each beside its rule-v2 verdict (seen scores for
+  the fit, the detectable difference in brackets)."""
+  v2 = task in LENGTH_TASKS
+  head = (["PE", "mechanism", "test σ=0.1", "test σ=2"] + ["seen σ=0.1", "seen σ=2"] * v2
+          + ["score verdict" + " v1" * v2 + " (p)"] + ["score verdict v2 [detectable]"] * v2
+          + ["geometry", "σ=0.1", "σ=2", "geometry verdict" + " v1" * v2 + " (p)"]
+          + ["geometry verdict v2 [detectable]"] * v2 + ["raw, before (p)"])
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for v in verdicts:
     cells = [f"`{v['row']}`" + (" (oracle)" if v["oracle"] else ""), v["mechanism"],
-             interval(v["score_small"]), interval(v["score_large"]),
-             f"{v['score_verdict']} ({v['score_p']:.3f})"]
+             interval(v["score_small"]), interval(v["score_large"])]
+    if v2:
+      cells += [interval(v["seen_small"]), interval(v["seen_large"])]
+    cells.append(f"{v['score_verdict']} ({v['score_p']:.3f})")
+    if v2:
+      cells.append(f"{_v2(v, 'score_verdict_v2')} [{v['score_detectable']:.3f}]")
     if v["geometry"]:
       judged = v["geometry_judged_on"]
       label = (f"Δ {v['geometry']} from own init" if judged != v["geometry"]
                else f"{v['geometry']} (raw: no init record)")
       cells += [label, interval(v["geometry_small"], 2), interval(v["geometry_large"], 2),
-                f"{v['geometry_verdict']} ({v['geometry_p']:.3f})",
-                f"{v['geometry_raw_verdict']} ({v['geometry_raw_p']:.3f})"]
+                f"{v['geometry_verdict']} ({v['geometry_p']:.3f})"]
+      if v2:
+        cells.append(f"{_v2(v, 'geometry_verdict_v2')} [{v['geometry_detectable']:.3f}]")
+      cells.append(f"{v['geometry_raw_verdict']} ({v['geometry_raw_p']:.3f})")
     else:
-      cells += ["—"] * 5
+      cells += ["—"] * (5 + v2)
     lines.append("| " + " | ".join(cells) + " |")
-  count = lambda key: ", ".join(f"{k}: {n}" for k, n in sorted(collections.Counter(
-      v[key] for v in verdicts if v.get(key)).items())) or "none yet"
-  lines += ["", f"Score verdicts: {count('score_verdict')}.",
-            f"Geometry verdicts, on the change from each model's own init: "
-            f"{count('geometry_verdict')}; on the raw values (the rule before the amendment): "
-            f"{count('geometry_raw_verdict')}."]
+  lines += [""] + verdict_counts(verdicts)
   return "\n".join(lines)
+
+
+def _v2(verdict: dict, key: str) -> str:
+  """A rule-v2 verdict, naming the σ that did not fit."""
+  unfit = verdict.get("not_fitting") if verdict[key] == length_rules.DID_NOT_FIT else None
+  return verdict[key] + (f" ({', '.join(unfit)} seen < {length_rules.FIT:g})" if unfit else "")
+
+
+def _count(verdicts: list[dict], key: str) -> str:
+  return ", ".join(f"{k}: {n}" for k, n in sorted(collections.Counter(
+      v[key] for v in verdicts if v.get(key)).items())) or "none yet"
+
+
+def verdict_counts(verdicts: list[dict]) -> list[str]:
+  """The counts per verdict, under rule v2 too where the verdicts have it."""
+  v2 = any("score_verdict_v2" in v for v in verdicts)
+  lines = [f"Score verdicts{' (rule v1, as run)' * v2}: {_count(verdicts, 'score_verdict')}."]
+  if v2:
+    lines.append(f"Score verdicts (rule v2): {_count(verdicts, 'score_verdict_v2')}.")
+  lines.append(f"Geometry verdicts, on the change from each model's own init"
+               f"{' (rule v1)' * v2}: {_count(verdicts, 'geometry_verdict')}; on the raw values "
+               f"(the rule before the amendment): {_count(verdicts, 'geometry_raw_verdict')}.")
+  if v2:
+    lines.append(f"Geometry verdicts (rule v2): {_count(verdicts, 'geometry_verdict_v2')}.")
+  return lines
 
 
 def figure(task: str, verdicts: list[dict], path: str) -> None:
@@ -384,11 +436,12 @@ def tabulate_task(task: str, root: str, models: list[dict]) -> str:
       errors.append(f"- `{row.name}`: {error}")
     elif not got:
       missing.append(row.name)
-  verdicts = init_scale_verdicts(recs)
+  table = _table(task, recs, models)
+  verdicts = table["verdicts"]
   if recs:  # a task not run yet leaves no results folder
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "table.json"), "w") as f:
-      json.dump({"records": recs, "verdicts": verdicts}, f, indent=1)
+      json.dump(table, f, indent=1)
   budget = BUDGETS[task]
   lines = [f"## {task}", "",
            f"`python -m experiments.benchmark --task={task}`: {budget.description}, seeds "
@@ -410,10 +463,10 @@ def tabulate_task(task: str, root: str, models: list[dict]) -> str:
   if verdicts:
     fig = os.path.join(out_dir, "init_scale.png")
     figure(task, verdicts, fig)
-    lines += ["### Init scale across mechanisms", "", verdict_table(verdicts), "",
+    lines += ["### Init scale across mechanisms", "", verdict_table(verdicts, task), "",
               f"![init scale, {task}](../experiments/results/benchmark/{task}/init_scale.png)", ""]
   if task in LENGTH_TASKS:
-    lines += length_section(task, models)
+    lines += length_section(task, models, table.get("closer_to_none"))
   findings = os.path.join(out_dir, FINDINGS)
   if os.path.exists(findings):
     with open(findings) as f:
@@ -426,37 +479,96 @@ def _models_by_row(task: str, models: list[dict]) -> dict[str, list[dict]]:
   return {name: found for name, found in by_row.items() if found}
 
 
-def length_section(task: str, models: list[dict]) -> list[str]:
+def _table(task: str, recs: list[dict], models: list[dict]) -> dict:
+  """A task's ``table.json``: its row records and init-scale verdicts; on a length task also the
+  closer-to-no-PE verdict."""
+  table = {"records": recs, "verdicts": init_scale_verdicts(recs, task)}
+  if task in LENGTH_TASKS:
+    closer = length_curves.closer_to_none(_models_by_row(task, models), *SIGMAS)
+    if closer:
+      table["closer_to_none"] = closer
+  return table
+
+
+def _task_records(task: str, models: list[dict]) -> list[dict]:
+  return [rec for row in rows(task) for rec in row_records(task, row, models)]
+
+
+def task_table(task: str, models: list[dict]) -> dict:
+  """``table.json`` of ``task`` rebuilt from the study's ``models`` (``records.jsonl``)."""
+  return _table(task, _task_records(task, models), models)
+
+
+def closer_text(closer: dict) -> str:
+  return (f"Learned table vs no PE on the unseen lengths (mean |gap| over n, per seed): "
+          f"σ = {SIGMAS[0]:g} {interval(closer['gap_small'])}, σ = {SIGMAS[1]:g} "
+          f"{interval(closer['gap_large'])}: rule v1 **{closer['verdict_v1']}** "
+          f"(p = {closer['p']:.3f}); rule v2 **{_v2(closer, 'verdict')}** (detectable "
+          f"difference {closer['detectable']:.3f}).")
+
+
+def length_section(task: str, models: list[dict], closer: dict | None) -> list[str]:
   """A length task's curves, its closer-to-no-PE verdict and, once all three problems ran, the
-  side-by-side with the paper (``length_curves``)."""
+  side-by-side with the paper (``length_curves``, ``rules.length``)."""
   by_row = _models_by_row(task, models)
   fig = os.path.join(STUDY.dir, task, "curves.png")
   length_curves.curves_figure(task, by_row, fig)
   lines = ["### Accuracy against length", "",
            f"![accuracy against length, {task}](../experiments/results/benchmark/{task}/"
            "curves.png)", ""]
-  closer = length_curves.closer_to_none(by_row, *SIGMAS)
   if closer:
-    lines += [f"Learned table vs no PE on the unseen lengths (mean |gap| over n, per seed): "
-              f"σ = {SIGMAS[0]:g} {interval(closer['gap_small'])}, σ = {SIGMAS[1]:g} "
-              f"{interval(closer['gap_large'])}: **{closer['verdict']}** (p = {closer['p']:.3f}).", ""]
+    lines += [closer_text(closer), ""]
   if task == LENGTH_TASKS[-1]:
-    by_task = {t: _task_records(t, models) for t in LENGTH_TASKS}
-    sbs = length_curves.side_by_side(by_task)
-    lines += ["### Side by side with Kazemnejad et al. (2023)", "",
-              f"NoPE at least as good as RoPE, the 1-D sinusoid and the learned table on the "
-              f"unseen lengths on {sbs['tasks_where_nope_leads']} of {len(sbs['per_task'])} "
-              f"problems: **{sbs['verdict']}** (rule in `experiments/length_curves.py`).", ""]
-    for t, d in sbs["per_task"].items():
-      order = ", ".join(f"{k} {v:.3f}" for k, v in d["relative_order"].items() if v is not None)
-      lines.append(f"- {t}: NoPE {d['nope']:.3f}; " + ", ".join(
-          f"{k} {v:.3f}" for k, v in d["rivals"].items()) + f" (relative PEs: {order})")
-    lines.append("")
+    lines += ["### Side by side with Kazemnejad et al. (2023)", ""]
+    lines += side_by_side_text(side_by_side(models)) + [""]
   return lines
 
 
-def _task_records(task: str, models: list[dict]) -> list[dict]:
-  return [rec for row in rows(task) for rec in row_records(task, row, models)]
+def side_by_side(models: list[dict]) -> dict:
+  """The side-by-side with Kazemnejad et al. under rule v1 (as run) and v2."""
+  by_task = {t: _task_records(t, models) for t in LENGTH_TASKS}
+  return {"v1": length_rules.side_by_side_v1(by_task), "v2": length_rules.side_by_side(by_task)}
+
+
+def _p(p: float) -> str:
+  return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
+
+
+def side_by_side_text(sbs: dict) -> list[str]:
+  """Both rules' verdicts, the problems and every NoPE–rival pair."""
+  v1, v2 = sbs["v1"], sbs["v2"]
+  counts = ", ".join(f"{k} {n}" for k, n in v2["counts"].items())
+  lines = [f"Rule v1 (as run: NoPE's mean exact match on the unseen lengths ≥ RoPE's, the 1-D "
+           f"sinusoid's and the learned table's at each σ on ≥ 2 of 3 problems): met on "
+           f"{v1['tasks_where_nope_leads']} of {len(v1['per_task'])} problems, "
+           f"**{v1['verdict']}**. Rule v2 (`experiments/rules/length.py`: a row fits when its "
+           f"seen-length exact match is ≥ {length_rules.FIT:g}; ties at 0 or 1 are "
+           f"uninformative; NoPE against each rival paired by seed, one-sided paired t-test, "
+           f"p < 0.05): **{v2['verdict']}** (problems: {counts}).", "",
+           "| problem | NoPE seen (fits) | v1: NoPE ≥ every rival | v2 | why (v2) |",
+           "|---|---|---|---|---|"]
+  yes = lambda b: "yes" if b else "no"
+  for task, d in v2["per_task"].items():
+    old = v1["per_task"].get(task, {}).get("nope_at_least_every_rival")
+    lines.append(f"| {task} | {d['nope_seen']:.3f} ({yes(d['nope_fits'])}) | {yes(old)} | "
+                 f"**{d['verdict']}** | {d['why']} |")
+  lines += ["", "| problem | NoPE vs | NoPE unseen | rival unseen | rival seen (fits) | lead per "
+            "seed (NoPE − rival) | p: NoPE better | p: rival better | detectable lead | v2 |",
+            "|" + "---|" * 10]
+  for task, d in v2["per_task"].items():
+    for rival, pair in d["pairs"].items():
+      lines.append(f"| {task} | {rival} | {pair['nope']:.3f} | {pair['rival']:.3f} | "
+                   f"{pair['seen']['rival']:.3f} ({yes(pair['fits']['rival'])}) | "
+                   + "/".join(f"{x:+.3f}" for x in pair["leads"])
+                   + f" | {_p(pair['p_nope_better'])} | {_p(pair['p_rival_better'])} | "
+                   f"{pair['detectable']:.3f} | {pair['outcome']} |")
+  lines += ["", "Detectable lead: the smallest mean lead a test at 5% finds with 80% power, "
+            "2.80 × sd(lead)/√n (normal approximation; with 3 seeds the t-test needs more). "
+            "The paper's relative PEs, reported and not judged (mean unseen exact match):"]
+  for task, d in v2["per_task"].items():
+    lines.append(f"- {task}: NoPE {d['pairs']['rope']['nope']:.3f}; " + ", ".join(
+        f"{k} {v:.3f}" for k, v in d["relative_order"].items()))
+  return lines
 
 
 INTRO = """# The PE benchmark
@@ -482,7 +594,10 @@ setting, the measures and the verdict rule, written before the run, are the modu
   of the learned coordinates (`learned_coords*`) aligned to the true ones by Procrustes
   (translation, rotation or reflection, scale); rotary and query-side relative PEs have none;
 - init-scale verdict per learnable PE: two-sided Welch test on the per-seed values at σ = 0.1 vs
-  2.0, p < 0.05 (three seeds give little power: "no difference detected" is not evidence of none).
+  2.0, p < 0.05 (three seeds give little power: "no difference detected" is not evidence of none);
+  on the length tasks beside it rule v2 (`experiments/rules/length.py`): no verdict for a σ whose
+  row does not fit the training lengths (seen exact match < 0.95), a tie at 0 or 1 uninformative,
+  and the difference the test detects with 80% power in brackets.
 
 PEs that are the same function with the same initial parameters on a task are shown once and
 named as equal (docs/pe_catalogue.md, "PEs that coincide on a task").
@@ -491,12 +606,60 @@ named as equal (docs/pe_catalogue.md, "PEs that coincide on a task").
 
 def tabulate(tasks: list[str], root: str) -> str:
   """docs/benchmark.md from the study's records (``experiments.records``; jobs finished under
-  ``root`` refresh theirs first)."""
+  ``root`` refresh theirs first); with every length task, their verdicts into
+  ``SIDE_BY_SIDE`` and docs/length_generalisation.md (``length_summary``)."""
   models = STUDY.records(root)
   text = "\n".join([INTRO] + [tabulate_task(t, root, models) for t in tasks])
   with open(DOC, "w") as f:
     f.write(text)
+  if set(LENGTH_TASKS) <= set(tasks) and any(_task_records(t, models) for t in LENGTH_TASKS):
+    with open(os.path.join(STUDY.dir, SIDE_BY_SIDE), "w") as f:
+      json.dump(side_by_side(models), f, indent=1)
+    splice(LENGTH_DOC, length_summary(models))
   return text
+
+
+def length_summary(models: list[dict]) -> str:
+  """The length tasks' verdicts under rule v1 and v2: which rows fit, the side-by-side with
+  Kazemnejad et al., the init-scale counts and the closer-to-no-PE verdicts."""
+  lines = ["*Written by `python -m experiments.benchmark --tabulate` from "
+           "`experiments/results/benchmark/records.jsonl` (rules: `experiments/rules/length.py`).*",
+           "", f"**Rows that do not fit the training lengths** (seen-length exact match, mean over "
+           f"seeds, < {length_rules.FIT:g}; rule v2 gives them no verdict):", ""]
+  for task in LENGTH_TASKS:
+    recs = _task_records(task, models)
+    unfit = sorted((r for r in recs if not length_rules.fits(r)), key=length_rules.seen)
+    names = ", ".join(f"`{r['row']}`" + (f" σ={r['sigma']:g}" if r["learnable"] else "")
+                      + f" {length_rules.seen(r):.3f}" for r in unfit)
+    lines.append(f"- {task}: {len(unfit)} of {len(recs)} rows: {names or 'none'}.")
+  sbs = side_by_side_text(side_by_side(models))
+  lines += ["", "**Side by side with Kazemnejad et al.** " + sbs[0]] + sbs[1:]
+  tables = {task: task_table(task, models) for task in LENGTH_TASKS}
+  lines += ["", "**Init scale** (σ = 0.1 against σ = 2, every learnable PE; counts per verdict):",
+            ""]
+  for task, table in tables.items():
+    verdicts = table["verdicts"]
+    lines.append(f"- {task}: score, v1: {_count(verdicts, 'score_verdict')}; v2: "
+                 f"{_count(verdicts, 'score_verdict_v2')}. Geometry, v1: "
+                 f"{_count(verdicts, 'geometry_verdict')}; v2: "
+                 f"{_count(verdicts, 'geometry_verdict_v2')}.")
+  lines += ["", "**Closer to no PE** (the learned table, σ = 0.1 against σ = 2):", ""]
+  lines += [f"- {task}: " + closer_text(table["closer_to_none"])
+            for task, table in tables.items() if "closer_to_none" in table]
+  return "\n".join(lines) + "\n"
+
+
+def splice(path: str, text: str) -> None:
+  """Put ``text`` between ``LENGTH_MARKERS`` in ``path`` (a one-line error without them)."""
+  with open(path) as f:
+    doc = f.read()
+  start, end = LENGTH_MARKERS
+  if start not in doc or end not in doc:
+    raise ValueError(f"{path}: markers {start.strip()!r} … {end.strip()!r} missing; allowed: "
+                     "both, once each")
+  doc = doc[:doc.index(start) + len(start)] + text + doc[doc.index(end):]
+  with open(path, "w") as f:
+    f.write(doc)
 
 
 def main(argv=None) -> int:

@@ -7,16 +7,12 @@ Scores: exact match per length n (the summary's ``test_accuracy_by_level``, leve
 ``train_accuracy_by_level``: n ≤ L), *unseen* over the others (L < n ≤ 2L), each per model, then
 over seeds.
 
-Rules (written before the runs):
-  * Side by side with the paper, whose decoder with no PE generalises in length as well as or
-    better than the others: it *agrees* when, on at least 2 of the 3 problems, NoPE's mean unseen
-    accuracy is ≥ RoPE's, ≥ the 1-D sinusoid's and ≥ the learned table's at each σ; *disagrees*
-    otherwise. The paper's order among the relative PEs (T5's bias ≥ ALiBi ≥ RoPE) is reported
-    beside it, not judged.
-  * Closer to no PE: on each problem, per seed, the mean over unseen n of |accuracy of the learned
-    table − accuracy of NoPE (same seed)|; the small σ stays closer when its mean gap is lower and
-    a two-sided Welch test over seeds gives p < 0.05, the large σ when the opposite; else no
-    difference detected.
+Verdicts come from ``experiments/rules/length.py``: the side-by-side with the paper (v1 as run:
+NoPE's mean unseen score ≥ RoPE's, the sinusoid's and the learned table's at each σ on ≥ 2 of 3
+problems; v2: fit first, ties at 0 or 1 uninformative, NoPE against each rival paired by seed) and
+whether a small-σ learned table stays closer to no PE on the unseen lengths (per seed, the mean
+over unseen n of |learned − NoPE (same seed)|, σ = 0.1 against σ = 2; v1 a Welch test, v2 the same
+after fit and ties).
 """
 
 from __future__ import annotations
@@ -24,9 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from experiments import stats
+from experiments.rules import length as length_rules
 from learnpe_jax.training import report
-
-PAPER_ROWS = ("none", "rope", "sinusoidal_1d")
 
 
 def lengths(models: list[dict], score: str = "test_accuracy") -> list[int]:
@@ -46,35 +41,16 @@ def seen_unseen(model: dict) -> tuple[float, float]:
           float(np.mean([v for level, v in by_level.items() if level in unseen])))
 
 
-def _unseen(records: list[dict], row: str, sigma=None) -> float | None:
-  for r in records:
-    if r["row"] == row and (sigma is None or r["sigma"] == sigma):
-      return r["score"]["mean"]
-  return None
-
-
-def side_by_side(records_by_task: dict[str, list[dict]]) -> dict:
-  """The paper rule (module docstring) on the tasks that have every row it reads."""
-  per_task = {}
-  for task, records in records_by_task.items():
-    nope = _unseen(records, "none")
-    others = {row: _unseen(records, row) for row in PAPER_ROWS[1:]}
-    learned = {r["sigma"]: r["score"]["mean"] for r in records if r["row"] == "learned"}
-    if nope is None or None in others.values() or not learned:
-      continue
-    rivals = others | {f"learned σ={s:g}": v for s, v in learned.items()}
-    per_task[task] = {"nope": nope, "rivals": rivals,
-                      "nope_at_least_every_rival": all(nope >= v for v in rivals.values()),
-                      "relative_order": {row: _unseen(records, row)
-                                         for row in ("t5_bias", "alibi", "rope")}}
-  agree = sum(t["nope_at_least_every_rival"] for t in per_task.values())
-  verdict = ("incomplete" if len(per_task) < 3 else
-             "agrees" if agree >= 2 else "disagrees")
-  return {"verdict": verdict, "tasks_where_nope_leads": agree, "per_task": per_task}
+def per_seed(models: list[dict]) -> list[dict]:
+  """[{"seed", "seen", "unseen"}, …] of one row and σ (``seen_unseen`` per model), the input of the
+  rules in ``experiments/rules/length.py``."""
+  return [{"seed": m["seed"], "seen": s, "unseen": u}
+          for m, (s, u) in zip(models, map(seen_unseen, models))]
 
 
 def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: float) -> dict | None:
-  """The closer-to-no-PE rule for the learned table on one problem; None without both rows."""
+  """The closer-to-no-PE rule for the learned table on one problem (v1 and v2 of
+  ``rules.length.closer_to_none``); None without both rows."""
   learned, nope = models_by_row.get("learned"), models_by_row.get("none")
   if not learned or not nope:
     return None
@@ -90,11 +66,16 @@ def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: fl
                                   for n in unseen])))
     return stats.over_seeds(out)
 
+  def row(models, name, sigma):
+    return {"row": name, "sigma": sigma, "per_seed": per_seed(models)}
+
   a, b = gaps(small), gaps(large)
-  p = stats.welch_two_sided(a, b)
-  verdict = ("no difference detected" if p >= 0.05 else
-             "small σ closer" if a["mean"] < b["mean"] else "large σ closer")
-  return {"gap_small": a, "gap_large": b, "p": p, "verdict": verdict}
+  judged = length_rules.closer_to_none(
+      row(nope, "none", 1.0), *(row([m for m in learned if m["pe_init_scale"] == s], "learned", s)
+                                for s in (small, large)), a, b)
+  return {"gap_small": a, "gap_large": b, "p": judged["p"], "verdict_v1": judged["v1"],
+          "verdict": judged["verdict"], "not_fitting": judged["not_fitting"],
+          "detectable": judged["detectable"]}
 
 
 def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str) -> None:

@@ -3,6 +3,7 @@ tables it builds from finished runs."""
 
 import dataclasses
 import json
+import os
 
 import pytest
 
@@ -185,3 +186,64 @@ def test_print_gives_one_resumable_command_per_job(capsys):
   assert "configs/grid2d.py:pe=rope" in lines[1] and "pe_init_scale=(1.0,)" in lines[1]
   with pytest.raises(SystemExit):
     benchmark.main(["--task=lst", "--names=time_continuous", "--print"])  # coinciding: no job
+
+
+def _length_rec(row, sigma, unseen, seen=1.0, change=(0.1, 0.1, 0.1)):
+  """A length task's row record (``row_records``) with a geometry change per seed."""
+  return {"row": row, "pe": row, "sigma": sigma, "oracle": False, "learnable": True,
+          "mechanism": "add", "score": _over_seeds(unseen), "seen": _over_seeds([seen] * 3),
+          "per_seed": [{"seed": i, "seen": seen, "unseen": u} for i, u in enumerate(unseen)],
+          "pe_rsa": _over_seeds(change), "pe_rsa_change": _over_seeds(change)}
+
+
+def test_length_init_scale_verdicts_under_both_rules():
+  """On a length task the init-scale verdict stands beside its rule-v2 verdict: a tie at 0 is
+  uninformative, a σ that does not fit gets no verdict, a clear difference is judged with its
+  detectable difference; the other tasks keep their one verdict."""
+  tie = [_length_rec("learned", 0.1, [0, 0, 0]), _length_rec("learned", 2.0, [0, 0, 0])]
+  unfit = [_length_rec("t5_bias", 0.1, [0.5, 0.6, 0.55], seen=0.9),
+           _length_rec("t5_bias", 2.0, [0.1, 0.12, 0.11], change=(0.0, 0.01, 0.02))]
+  clear = [_length_rec("xl_rel", 0.1, [0.5, 0.6, 0.55]),
+           _length_rec("xl_rel", 2.0, [0.1, 0.12, 0.11])]
+  got = {v["row"]: v for v in benchmark.init_scale_verdicts(tie + unfit + clear, "copy")}
+  assert got["learned"]["score_verdict"] == "no difference detected"
+  assert got["learned"]["score_verdict_v2"] == "uninformative: tie at 0"
+  assert got["t5_bias"]["score_verdict"] == "small σ better"
+  assert got["t5_bias"]["score_verdict_v2"] == got["t5_bias"]["geometry_verdict_v2"] == \
+      "did not fit: no verdict" and got["t5_bias"]["not_fitting"] == ["σ=0.1"]
+  assert got["xl_rel"]["score_verdict_v2"] == "small σ better"
+  assert got["xl_rel"]["score_detectable"] > 0
+  table = benchmark.verdict_table(list(got.values()), "copy")
+  assert "| score verdict v1 (p) | score verdict v2 [detectable] |" in table
+  assert "did not fit: no verdict (σ=0.1 seen < 0.95)" in table
+  assert "Score verdicts (rule v2): did not fit: no verdict: 1, small σ better: 1, " \
+         "uninformative: tie at 0: 1." in table
+  other = benchmark.init_scale_verdicts(tie, "lst")[0]
+  assert "score_verdict_v2" not in other
+  assert "v2" not in benchmark.verdict_table([other], "lst")
+
+
+def _kept_models():
+  return records.read(benchmark.STUDY.dir)
+
+
+@pytest.mark.parametrize("task", benchmark.LENGTH_TASKS)
+def test_length_table_json_rebuilds_from_the_kept_records(task):
+  """The committed ``table.json`` of a length task is what its rows in ``records.jsonl`` give."""
+  with open(os.path.join(benchmark.STUDY.dir, task, "table.json")) as f:
+    committed = json.load(f)
+  assert json.loads(json.dumps(benchmark.task_table(task, _kept_models()))) == committed
+
+
+def test_the_side_by_side_and_the_length_doc_rebuild_from_the_kept_records():
+  """``length_side_by_side.json`` and the part of docs/length_generalisation.md that --tabulate
+  writes are what ``records.jsonl`` gives under both rules."""
+  models = _kept_models()
+  with open(os.path.join(benchmark.STUDY.dir, benchmark.SIDE_BY_SIDE)) as f:
+    committed = json.load(f)
+  assert json.loads(json.dumps(benchmark.side_by_side(models))) == committed
+  assert committed["v1"]["verdict"] == "agrees" and committed["v2"]["verdict"] == "inconclusive"
+  with open(benchmark.LENGTH_DOC) as f:
+    doc = f.read()
+  start, end = benchmark.LENGTH_MARKERS
+  assert doc[doc.index(start) + len(start):doc.index(end)] == benchmark.length_summary(models)

@@ -70,10 +70,15 @@ def _check_record(rec: dict) -> None:
                          "allowed: an exact match in [0, 1]")
 
 
-def fits(rec: dict) -> bool:
-  """Mean over seeds of the seen-length exact match ≥ ``FIT`` (to 1e-9: rounding of the mean)."""
+def seen(rec: dict) -> float:
+  """The row's seen-length exact match, mean over seeds."""
   _check_record(rec)
-  return float(np.mean([s["seen"] for s in rec["per_seed"]])) >= FIT - 1e-9
+  return float(np.mean([s["seen"] for s in rec["per_seed"]]))
+
+
+def fits(rec: dict) -> bool:
+  """``seen(rec)`` ≥ ``FIT`` (to 1e-9: rounding of the mean)."""
+  return seen(rec) >= FIT - 1e-9
 
 
 def unseen(rec: dict) -> list[float]:
@@ -84,7 +89,7 @@ def bound_tie(a: dict, b: dict) -> str | None:
   """'tie at 0' / 'tie at 1' when every seed of both rows scores 0 (1) on the unseen lengths."""
   if not rules.tie_at_bound(unseen(a), unseen(b), 0.0, 1.0):
     return None
-  return f"tie at {unseen(a)[0]:g}"
+  return f"tie at {round(unseen(a)[0]):d}"
 
 
 def paired_lead(nope: dict, rival: dict) -> dict:
@@ -114,9 +119,10 @@ def paired_lead(nope: dict, rival: dict) -> dict:
              "NoPE better" if p_nope < ALPHA else "rival better" if p_rival < ALPHA else
              NO_DIFFERENCE)
   return {"seeds": seeds, "nope": float(np.mean([a[s] for s in seeds])),
-          "rival": float(np.mean([b[s] for s in seeds])), "lead": mean, "lead_sd": sd,
-          "p_nope_better": p_nope, "p_rival_better": p_rival,
-          "detectable": rules.detectable_difference(se), "fits": fit, "outcome": outcome}
+          "rival": float(np.mean([b[s] for s in seeds])), "leads": d.tolist(), "lead": mean,
+          "lead_sd": sd, "p_nope_better": p_nope, "p_rival_better": p_rival,
+          "detectable": rules.detectable_difference(se),
+          "seen": {"nope": seen(nope), "rival": seen(rival)}, "fits": fit, "outcome": outcome}
 
 
 def _find(records: list[dict], row: str, sigma=None) -> dict | None:
@@ -153,8 +159,8 @@ def problem_verdict(records: list[dict]) -> dict | None:
     verdict = "inconclusive"
     why = "no rival fits" if not fitting else "; ".join(
         f"{k}: {v['outcome']}" for k, v in fitting.items() if v["outcome"] != "NoPE better")
-  return {"verdict": verdict, "why": why, "nope_fits": nope_fits,
-          "nope_seen": float(np.mean([s["seen"] for s in nope["per_seed"]])), "pairs": pairs,
+  return {"verdict": verdict, "why": why, "nope_fits": nope_fits, "nope_seen": seen(nope),
+          "pairs": pairs,
           "relative_order": {row: _find(records, row)["score"]["mean"] for row in RELATIVE
                              if _find(records, row)}}
 
@@ -204,34 +210,32 @@ def welch_detectable(a: dict, b: dict) -> float:
   return rules.detectable_difference(math.sqrt(a["sd"] ** 2 / a["n"] + b["sd"] ** 2 / b["n"]))
 
 
-def _not_fitting(small: dict, large: dict) -> list[str]:
-  return [f"σ={r['sigma']:g}" for r in (small, large) if not fits(r)]
+def _not_fitting(named: dict[str, dict]) -> list[str]:
+  return [name for name, rec in named.items() if not fits(rec)]
 
 
 def init_scale(small: dict, large: dict, measure: str = "score") -> dict:
   """Rule v2 for one learnable PE (σ = 0.1 record ``small``, σ = 2 ``large``) on ``measure``
-  ('score', or the judged geometry field): fit first, ties at a bound on the score, then Welch."""
+  ('score', or the judged geometry field): fit first, ties at a bound on the score, then Welch.
+  ``not_fitting`` names the σ that did not fit."""
   a, b = small[measure], large[measure]
-  unfit = _not_fitting(small, large)
+  unfit = _not_fitting({f"σ={r['sigma']:g}": r for r in (small, large)})
   tie = bound_tie(small, large) if measure == "score" else None
   verdict, p = welch_v1(a, b)
-  if unfit:
-    verdict = f"{DID_NOT_FIT} ({', '.join(unfit)} seen < {FIT:g})"
-  elif tie:
-    verdict = f"uninformative: {tie}"
-  return {"verdict": verdict, "p": p, "detectable": welch_detectable(a, b)}
+  verdict = DID_NOT_FIT if unfit else f"uninformative: {tie}" if tie else verdict
+  return {"verdict": verdict, "p": p, "detectable": welch_detectable(a, b),
+          "not_fitting": unfit}
 
 
 def closer_to_none(nope: dict, small: dict, large: dict, gap_small: dict, gap_large: dict) -> dict:
   """Rule v2 for the learned table's gap to NoPE (``over_seeds`` of per-seed mean |gap| at each
-  σ; the three row records for fit and ties)."""
+  σ; the three row records for fit and ties), and v1 (the Welch test alone)."""
   p = stats.welch_two_sided(gap_small, gap_large)
   v1 = (NO_DIFFERENCE if p >= ALPHA else "small σ closer"
         if gap_small["mean"] < gap_large["mean"] else "large σ closer")
-  unfit = [name for name, r in (("NoPE", nope), (f"learned σ={small['sigma']:g}", small),
-                                (f"learned σ={large['sigma']:g}", large)) if not fits(r)]
+  unfit = _not_fitting({"NoPE": nope, f"learned σ={small['sigma']:g}": small,
+                        f"learned σ={large['sigma']:g}": large})
   tie = bound_tie(small, large)
-  verdict = (f"{DID_NOT_FIT} ({', '.join(unfit)} seen < {FIT:g})" if unfit else
-             f"uninformative: {tie}" if tie else v1)
-  return {"verdict": verdict, "v1": v1, "p": p, "detectable": welch_detectable(gap_small,
-                                                                                 gap_large)}
+  verdict = DID_NOT_FIT if unfit else f"uninformative: {tie}" if tie else v1
+  return {"verdict": verdict, "v1": v1, "p": p, "not_fitting": unfit,
+          "detectable": welch_detectable(gap_small, gap_large)}
