@@ -37,25 +37,84 @@ def _companion_rows(seeds=3, shift=0.0):
   return out
 
 
+def _shifted(shifts: dict, seeds=3, column="test"):
+  """Every row at the companion's means, the rows in ``shifts`` moved by that much on ``column``."""
+  out = []
+  for pe, ref in companion.COMPANION.items():
+    if pe in (1.2, 1.8):
+      continue
+    d = shifts.get(pe, 0.0)
+    test, human = ref[1] + d * (column == "test"), ref[4] + d * (column == "human")
+    out += [_model(pe, s, ref[0], test, human) for s in range(seeds)]
+  return out
+
+
+def _sbs(models):
+  return companion.side_by_side(companion.per_condition(models))
+
+
 def test_side_by_side_reproduces_at_the_companions_numbers():
-  verdict = companion.side_by_side(companion.per_condition(_companion_rows()))
-  assert verdict["verdict"] == "reproduces" and verdict["rows_within_on_both"] == 7
+  verdict = _sbs(_companion_rows())
+  assert verdict["verdict"] == "reproduces" and verdict["v2"]["counts"]["agrees"] == 7
+  assert verdict["v1"]["rows_within_on_both"] == 7
 
 
-def test_side_by_side_needs_three_seeds_and_counts_rows():
-  assert companion.side_by_side(
-      companion.per_condition(_companion_rows(seeds=2)))["verdict"] == "incomplete"
-  # Test accuracy 0.1 below everywhere: outside every test band but the sinusoid's and σ 1.5/2's.
-  verdict = companion.side_by_side(companion.per_condition(_companion_rows(shift=-0.1)))
-  assert verdict["verdict"] == "reproduces partly"
-  assert {k for k, v in verdict["rows_within_2sd"].items() if v["test"]} == {
-      "2-D sinusoidal", "1.5", "2.0"}
+def test_a_mean_over_seeds_is_judged_at_the_spread_of_a_mean():
+  """σ 0.1 test 0.015 below the companion: inside the single-model band (2 × 0.010) that v1 used,
+  outside the band of a 3-seed mean against a 15-seed one (2 × 0.010 × √(1/3 + 1/15) = 0.0126)."""
+  verdict = _sbs(_shifted({0.1: -0.015}))
+  assert verdict["v1"]["rows_within_2sd"]["0.1"]["test"] is True
+  row = verdict["v2"]["rows"]["0.1"]
+  assert row["test"]["outcome"] == "differs" and row["outcome"] == "differs"
+  assert row["test"]["se"] == pytest.approx(0.010 * (1 / 3 + 1 / 15) ** 0.5)
+  assert row["test"]["detectable"] == pytest.approx(2.8016 * row["test"]["se"], rel=1e-4)
+  # At five seeds the band narrows further: 0.011 below still differs, 0.009 agrees.
+  assert _sbs(_shifted({0.1: -0.011}, seeds=5))["v2"]["rows"]["0.1"]["outcome"] == "differs"
+  assert _sbs(_shifted({0.1: -0.009}, seeds=5))["v2"]["rows"]["0.1"]["outcome"] == "agrees"
+
+
+def test_six_rows_reproduce_five_do_not():
+  one = _sbs(_shifted({0.1: -0.015}))
+  assert one["v2"]["counts"] == {"agrees": 6, "differs": 1, "uninformative": 0}
+  assert one["verdict"] == "reproduces"
+  two = _sbs(_shifted({0.1: -0.015, 0.5: -0.015}))
+  assert two["v2"]["counts"]["agrees"] == 5 and two["verdict"] == "reproduces partly"
+  assert two["v1"]["verdict"] == "reproduces"  # the single-model band lets both through
+
+
+def test_a_band_from_chance_to_perfect_is_uninformative():
+  """σ 1.5 human: 0.617 ± 2 × 0.192 × 0.632 = [0.374, 0.860], wider than half of 0.25 … 1, so
+  any human accuracy 'agrees' under v1; under v2 the cell counts for nothing, and a row with no
+  informative cell does not count towards 'reproduces'."""
+  far = _sbs(_shifted({1.5: -0.3}, column="human"))
+  cell = far["v2"]["rows"]["1.5"]["human"]
+  assert cell["outcome"] == "uninformative" and far["v1"]["rows_within_2sd"]["1.5"]["human"]
+  assert far["v2"]["rows"]["1.5"]["outcome"] == "agrees"  # its test cell is informative
+  assert far["v2_strict"]["rows"]["1.5"]["outcome"] == "uninformative"
+  cells = {"test": ([0.9] * 3, 0.6, 0.3), "human": ([0.9] * 3, 0.6, 0.3)}
+  from experiments.rules import companion as rules_companion
+  row = rules_companion.side_by_side({"x": cells})["rows"]["x"]
+  assert row["outcome"] == "uninformative"
 
 
 def test_other_data_is_not_compared_with_the_companion():
-  verdict = companion.side_by_side(companion.per_condition(
-      [_model(0.2, s, 1.0, 0.987, 0.954, data="pluck") for s in range(3)]))
-  assert verdict["rows_within_2sd"] == {} and verdict["verdict"] == "incomplete"
+  verdict = _sbs([_model(0.2, s, 1.0, 0.987, 0.954, data="pluck") for s in range(3)])
+  assert verdict["v2"]["rows"] == {} and verdict["verdict"] == "incomplete"
+
+
+def test_dropout_explains_the_sinusoid_only_when_it_moves_the_row_into_the_band():
+  ref = companion.COMPANION["2-D sinusoidal"]
+  low = [_model("2-D sinusoidal", s, 1, ref[1] - 0.12, ref[4] - 0.25) for s in range(5)]
+  with_dropout = [_model("2-D sinusoidal", s, ref[0], ref[1], ref[4],
+                         variant=companion.PE_DROPOUT) for s in range(5)]
+  rows = [m for m in _companion_rows() if m["pe"] != "2-D sinusoidal"]
+  got = _sbs(rows + low + with_dropout)
+  assert got["sinusoid_dropout"]["verdict"] == "explains"
+  assert got["v2"]["verdict"] == "reproduces"  # 6 of 7, the sinusoid differs
+  assert got["v2_with_dropout_row"]["counts"]["agrees"] == 7
+  assert _sbs(rows + low[:3] + with_dropout)["sinusoid_dropout"]["verdict"] == "incomplete"
+  same = [dict(m, variant=companion.PE_DROPOUT) for m in low]
+  assert _sbs(rows + low + same)["sinusoid_dropout"]["verdict"] == "does not explain"
 
 
 def test_variant_matters_only_beyond_two_companion_sd():
@@ -101,6 +160,56 @@ def test_mechanism_rule_reads_movement_against_delta_rsa():
   assert companion.mechanism(flat)["verdict"] == "does not hold"
 
 
+def _pe_lr_sweep(delta_of):
+  """The mechanism sweep's lr 3e-4 models (scale 1) and PE-lr pieces, 3 seeds per cell, with
+  movement = 0.02 · scale^¼ / σ (it grows with the PE's steps and shrinks with ‖P⁰‖ ∝ σ) and
+  ΔRSA = ``delta_of(σ, scale, seed)``."""
+  models = []
+  for sigma in companion.PE_LR_SIGMAS:
+    for scale in companion.PE_LR_SCALES:
+      for seed in range(3):
+        variant = "mechanism" if scale == 1.0 else "pe_lr"
+        m = _model(sigma, seed, 1, 0.9, 0.9, variant=variant, lr=3e-4,
+                   change=_change(delta_of(sigma, scale, seed),
+                                  movement=0.02 * scale ** 0.25 / sigma * (1 + 0.01 * seed)))
+        models.append(dict(m, pe_lr_scale=scale))
+  return models
+
+
+def test_mechanism_within_sigma_fails_when_delta_rsa_follows_sigma_alone():
+  """σ-confounded data: ΔRSA is a function of σ (and noise), movement ∝ 1/σ. The pooled v1 rule
+  says 'holds'; the within-σ rule must not."""
+  import numpy as np
+  noise = np.random.default_rng(0).normal(0, 0.005, 200)
+  confounded = _pe_lr_sweep(lambda s, k, seed: 0.03 / s + noise[hash((s, k, seed)) % 200])
+  got = companion.mechanism(confounded)
+  assert got["pe_lr"]["pooled_v1"]["verdict"] == "holds"
+  assert got["pe_lr"]["v2"]["verdict"] == "does not hold within σ"
+  driven = _pe_lr_sweep(lambda s, k, seed: 0.05 * np.log10(k) + 0.01 / s)
+  got = companion.mechanism(driven)["pe_lr"]["v2"]
+  assert got["verdict"] == "holds within σ" and got["mean_rho"] == pytest.approx(1.0)
+  assert got["p"] < 0.01
+
+
+def test_claim1_v2_needs_a_majority_of_seeds_and_says_fragile_when_variants_disagree():
+  from experiments.rules import companion as rules_companion
+  grid = lambda d0, mean: {**_change(mean), "rsa_cosine": {"delta": [d0, 0, 0, 0],
+                                                           "delta_mean": mean},
+                           "mantel_p": {"init": [0.5] * 4, "final": [0.001] * 4}}
+  # σ 0.01: 2 of 5 seeds grid-like on the mean of blocks (v1's '≥ 2 of ≥ 3' says yes).
+  small = [dict(_model(0.01, s, 1, 1, 1), pe_change=grid(0.4, 0.3 if s < 2 else 0.0))
+           for s in range(5)]
+  large = [dict(_model(2.0, s, 1, 1, 1), pe_change=grid(0.0, 0.0)) for s in range(3)]
+  by_sigma = {0.01: small, 2.0: large}
+  assert rules_companion.claim1(by_sigma, majority=False)["verdict"] == "holds"
+  assert rules_companion.claim1(by_sigma)["verdict"] == "does not hold"
+  # Block 0 moved in every seed: the block-0 variants say 'holds', the primary 'does not hold'.
+  got = rules_companion.claim1_sensitivity(by_sigma)
+  assert got["primary"]["verdict"] == "does not hold" and got["verdict"] == "fragile"
+  assert {t["verdict"] for t in got["variants"]
+          if t["block"] == 0 and t["measure"] == "rsa_cosine"} == {"holds"}
+
+
 def test_tables_from_finished_pieces(tmp_path):
   """A finished piece's summary and metrics become the records, curves, tables and figure; a
   checkout without the run folder rebuilds the same tables from the kept records."""
@@ -127,7 +236,7 @@ def test_tables_from_finished_pieces(tmp_path):
   text = companion.tabulate(str(tmp_path / "runs"), study)
   assert "| learned σ = 0.2 | 1 | 1.000 / 1.000 | 0.900 / 0.987 ± 0.009 |" in text
   assert "| learned σ = 0.2 | 1 | 0.300 | +0.30 / +0.30 / +0.30 / +0.30 |" in text
-  assert f"`{job.name}`: 40 min" in text and "**Side by side:** incomplete" in text
+  assert f"`{job.name}`: 40 min" in text and "**Side by side (rule v2):** incomplete" in text
   assert (results / "figure.png").exists()
   kept = [json.loads(l) for l in (results / "records.jsonl").read_text().splitlines()]
   assert [(r["job"], r["pe_init_scale"], r["wall_s"]) for r in kept] == [
@@ -137,8 +246,24 @@ def test_tables_from_finished_pieces(tmp_path):
   assert companion.tabulate(str(tmp_path / "runs"), study) == text
   table = json.loads((results / "table.json").read_text())
   # σ = 0.2: test 0.9 < 0.987 − 2 × 0.009; σ = 2: human 0.9 > 0.389 + 2 × 0.156.
-  rows = table["verdict"]["side_by_side"]["rows_within_2sd"]
+  rows = table["verdict"]["side_by_side"]["v1"]["rows_within_2sd"]
   assert rows["0.2"]["test"] is False and rows["2.0"]["human"] is False
+
+
+@pytest.mark.e2e
+def test_kept_tables_rebuild_from_the_kept_records(tmp_path):
+  """table.json of the study is a function of its records.jsonl and curves.jsonl: rebuilt in a
+  temporary results folder from copies of them, it equals the committed one."""
+  kept = companion.STUDY.dir
+  results = tmp_path / "results" / "companion"
+  results.mkdir(parents=True)
+  for name in ("records.jsonl", "curves.jsonl", "findings.md"):
+    shutil.copy(f"{kept}/{name}", results / name)
+  study = dataclasses.replace(companion.STUDY, results_dir=str(tmp_path / "results"))
+  companion.tabulate(str(tmp_path / "no_runs"), study)
+  rebuilt = json.loads((results / "table.json").read_text())
+  committed = json.loads(open(f"{kept}/table.json").read())
+  assert rebuilt == committed
 
 
 @pytest.mark.parametrize("argv", [["--jobs=nope"]])
