@@ -27,3 +27,4 @@ import os
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS_DIR = os.path.join(REPO, "experiments", "results")  # kept tables, figures, run records
 RESULTS_MD = os.path.join(REPO, "RESULTS.md")
+README = os.path.join(REPO, "README.md")

@@ -81,8 +81,7 @@ Verdict rules v1 (written before the runs on the companion's data; kept to show 
     result at this scale and the current model stays the default (one seed each: no test). The
     same rule compares the Flax-init piece with the current model (added with that piece, after
     its first run on the companion's data showed train 1.0, test 0.79 and human 0.39 at σ 0.2,
-    where a PyTorch implementation of the same model reaches 0.986 and 0.954; a 1,500-step probe
-    at width 64 gave human 0.26 with Flax's init and 0.58 with PyTorch's, all else equal).
+    where a PyTorch implementation of the same model reaches 0.986 and 0.954).
   * Claim 2 at this scale (large σ generalises worse while every σ fits): holds when every learned
     σ fits (train accuracy ≥ 0.95) and human accuracy falls from σ 0.1 to σ 2 by more than 0.1;
     holds partly when only one of the two parts holds.
@@ -101,10 +100,12 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 
 import numpy as np
 
-from experiments import records, stats
+from experiments import README, RESULTS_DIR, records, stats
+from experiments.results_doc import splice
 from experiments.rules import companion as rules_companion
 from experiments.runner import Job
 from experiments.study import Study, mean_sd, yes_no
@@ -568,7 +569,8 @@ def _claim1_table(conditions: list[dict]) -> list[str]:
   return lines
 
 
-def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = "") -> str:
+def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = "",
+             brief: str = "") -> str:
   """The results section; ``findings``: the reading of the results, written by hand after the
   runs (``findings.md`` beside the kept records)."""
   cmd = "python -m experiments.companion"
@@ -585,6 +587,7 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
       "sd over our seeds; companion: mean ± sd over 15 seeds at epoch 200 on the same data and "
       "split. Human: the 108 puzzles of the human experiment.",
       "",
+      *([f"In brief (written from the records): {brief}", ""] if brief else []),
       "## Side by side (the companion's data, the current model)",
       "",
       *_accuracy_table(companion + dropout_rows, sbs["v1"]["rows_within_2sd"]),
@@ -628,6 +631,79 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
             "pieces that ran beside other work are slower):", ""]
   lines += [f"- `{name}`: {t}" for name, t in wall.items()]
   return "\n".join(lines) + "\n"
+
+
+def summary(conditions: list[dict], verdict: dict) -> str:
+  """The study's result in one paragraph, every number from the verdict (the README keeps it
+  between ``<!-- companion-summary -->`` markers; ``tabulate`` writes it there)."""
+  sbs, claims, mech = verdict["side_by_side"], verdict["claims"], verdict.get("mechanism")
+  if "v2" not in sbs or not sbs["v2"]["rows"]:
+    return "The like-for-like pieces have not run yet."
+  v2, v1 = sbs["v2"], sbs["v1"]
+  rows = v2["rows"]
+  sin = rows.get("2-D sinusoidal")
+  text = [f"**Side by side (rule v2): {v2['verdict']}**, {v2['counts']['agrees']} of "
+          f"{len(rows)} rows agree with the companion's released numbers: our mean over seeds "
+          "against its mean over 15 at the spread of a difference of two means (the rule first "
+          f"run compared with one model's spread, a band about "
+          f"{1 / (1 / 3 + 1 / rules_companion.N_REF) ** 0.5:.1f}× too wide at 3 seeds; under it "
+          f"{v1['rows_within_on_both']} of {v1['rows']} rows passed)."]
+  ref = rows.get("0.2")
+  if ref:
+    text.append(f"E.g. σ = 0.2: test {ref['test']['ours']:.3f} and human "
+                f"{ref['human']['ours']:.3f} against {ref['test']['reference']:.3f} and "
+                f"{ref['human']['reference']:.3f}.")
+  blind = [f"{float(k):g}" for k, r in rows.items() if r["human"]["outcome"] == "uninformative"]
+  if blind:
+    text.append(f"At σ {' and '.join(blind)} the human column's band spans more than half of chance "
+                "to perfect and counts for nothing.")
+  if sin:
+    text.append(f"The fixed 2-D sinusoid ({sin['seeds']} seeds) {sin['outcome']}: "
+                f"{sin['test']['gap_in_ref_sd']:+.2f} (test) and {sin['human']['gap_in_ref_sd']:+.2f}"
+                " (human) companion sd from its mean.")
+  if "sinusoid_dropout" in sbs:
+    d = sbs["sinusoid_dropout"]
+    text.append(f"With the companion's PE dropout (0.1 after the fixed PE, on when scored) the "
+                f"sinusoid row {d['with']} ({d['seeds'][1]} seeds; without it {d['seeds'][0]}): "
+                f"dropout {d['verdict']} the row.")
+  else:
+    text.append("The companion applies dropout 0.1 after its fixed 2-D PE and scores with it on; "
+                "the row in that setting has not run yet.")
+  if "claim2" in claims:
+    text.append(f"**Claim 2: {claims['claim2']}** ({yes_no(claims['claim2_parts'])}).")
+  if "claim1_v2" in claims:
+    c1 = claims["claim1_v2"]
+    small = [c for c in conditions if c["data"] == "companion" and c["variant"] == CURRENT
+             and not isinstance(c["pe"], str) and c["pe"] <= 0.1 and "delta_rsa_by_block" in c]
+    block0 = ", ".join(f"{c['delta_rsa_by_block'][0]:+.2f} at σ {c['pe']:g}" for c in small)
+    block0 += f"; {'/'.join(str(len(c['seeds'])) for c in small)} seeds"
+    holds = c1["verdicts_seen"].get("holds", 0)
+    text.append(f"**Claim 1: {c1['verdict']}.** By the rule run (cosine ΔRSA from each model's own "
+                "init, mean of the four blocks, ≥ 0.25 with block 0's Mantel p < 0.01, in a "
+                f"majority of seeds) it {c1['primary']['verdict']}; but block 0 alone moves "
+                f"towards the grid ({block0}), and {holds} of the {len(c1['variants'])} "
+                "reasonable variants (block, cosine or Euclidean RSA, threshold 0.15–0.35) say "
+                "it holds.")
+  flax = verdict["variants"][FLAX]["by_sigma"].get("0.2")
+  if flax:
+    text.append(f"The weights must start as PyTorch starts them: with Flax's default init the "
+                f"σ = 0.2 model memorises (test {flax['variant']['test']:.3f}, human "
+                f"{flax['variant']['human']:.3f}; seed 0).")
+  if mech:
+    part = mech["partial"]["log σ, log lr"]
+    text.append(f"**Mechanism:** ΔRSA follows how far the PE moves from its init (Spearman ρ = "
+                f"{mech['spearman_rho']:.2f} over {mech['models']} models of a σ × lr sweep), but "
+                f"movement is measured against ‖P⁰‖ ∝ σ; given log σ and log lr the partial ρ is "
+                f"{part['rho']:+.2f} (p {_p(part['p'])}).")
+    if "pe_lr" in mech:
+      w = mech["pe_lr"]["v2"]
+      text.append(f"With σ fixed and a learning rate for the PE alone (scales "
+                   f"{', '.join(f'{x:g}' for x in mech['pe_lr']['scales'])}), within σ: "
+                   f"**{w['verdict']}** (mean ρ {w['mean_rho']:+.2f}, permutation p {_p(w['p'])}).")
+    else:
+      text.append("The sweep that varies movement with σ fixed (a learning rate for the PE alone) "
+                  "has not run yet.")
+  return " ".join(text)
 
 
 def wall_times(models: list[dict]) -> dict:
@@ -729,9 +805,15 @@ def tabulate(root: str, study: Study = None) -> str:
     figure(rows, os.path.join(study.dir, "figure.png"))
   if verdict["mechanism"]:
     figure_mechanism(models, os.path.join(study.dir, "figure_mechanism.png"))
-  return study.publish(markdown(conditions, verdict, wall_times(models), findings),
-                       {"conditions": conditions, "verdict": verdict,
+  brief = summary(conditions, verdict)
+  text = study.publish(markdown(conditions, verdict, wall_times(models), findings, brief),
+                       {"conditions": conditions, "verdict": verdict, "summary": brief,
                         "companion": {str(k): v for k, v in COMPANION.items()}})
+  if study.results_dir == RESULTS_DIR:
+    splice(README, "companion-summary",
+           f"<!-- companion-summary -->\n{textwrap.fill(brief, 100)}\n<!-- /companion-summary -->\n",
+           append=False)
+  return text
 
 
 def main(argv=None) -> int:

@@ -58,19 +58,26 @@ def results_section(name: str, results_dir: str, path: str) -> str | None:
   return f"<!-- {name} -->\n{text.rstrip()}\n<!-- /{name} -->\n"
 
 
-def splice_results_section(name: str, results_dir: str, path: str) -> None:
-  """Put ``results_section(name)`` into RESULTS.md in place of its markers (or at the end)."""
-  section = results_section(name, results_dir, path)
-  if section is None:
-    return
+def splice(path: str, name: str, section: str, append: bool = True) -> None:
+  """Put ``section`` (which starts with ``<!-- name -->`` and ends with ``<!-- /name -->``) into the
+  file ``path`` in place of its markers; without them, at the end (``append``) or raise."""
   with open(path) as f:
     text = f.read()
   start, end = f"<!-- {name} -->", f"<!-- /{name} -->\n"
   if start in text and end in text:
     text = text[:text.index(start)] + section + text[text.index(end) + len(end):]
-  else:
+  elif append:
     text = text.rstrip("\n") + "\n\n" + section
+  else:
+    raise ValueError(f"{path} has no {start} … {end.strip()} markers")
   atomic_write_text(path, text)
+
+
+def splice_results_section(name: str, results_dir: str, path: str) -> None:
+  """Put ``results_section(name)`` into RESULTS.md in place of its markers (or at the end)."""
+  section = results_section(name, results_dir, path)
+  if section is not None:
+    splice(path, name, section)
 
 
 def write_results(sections: list[tuple[str, str, str]], path: str, results_dir: str) -> str:
