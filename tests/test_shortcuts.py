@@ -1,4 +1,5 @@
-"""The exact shortcuts (learnpe_jax/models/shortcuts.py) compute the plain modules' function: the
+"""The exact shortcuts (``rows`` and an ``Affine`` input of the one ``Block``/``SelfAttention``;
+learnpe_jax/models/attention.py, ``encoder.shortcut_inputs``) compute the plain function: the
 same outputs and gradients from the same parameters, for every PositionalTerms field, with fewer
 FLOPs; the plain encoder never runs them."""
 
@@ -12,8 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from learnpe_jax.models import shortcuts
+from learnpe_jax.models import attention, encoder, projections
 from learnpe_jax.models.attention import SelfAttention
+from learnpe_jax.models.block import Block
 from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.pe import REGISTRY, build_pe, default_pe_config
 from learnpe_jax.pe.base import PositionalTerms
@@ -81,16 +83,17 @@ def fields_set(terms: PositionalTerms) -> set[str]:
 
 
 def test_the_test_pes_set_every_field_and_shortcuts_cut_every_field():
-  """A new PositionalTerms field needs a PE here that sets it, and a query axis in shortcuts."""
+  """A new PositionalTerms field needs a PE here that sets it, and a query axis in attention."""
   x = jnp.ones((2, TOKENS, WIDTH))
   assert set().union(*(fields_set(terms_of(catalogue_pe(n), x)) for n in PES)) == set(FIELDS)
   assert fields_set(terms_of(EveryTermPE(), x)) == set(FIELDS) - {"content_logits"}
-  assert set(shortcuts.QUERY_AXIS) == set(FIELDS)
+  assert set(attention.QUERY_AXIS) == set(FIELDS)
 
 
 # ---- attention for a few query rows (folded projections; Affine inputs) --------------------------
 class OneAttention(nn.Module):
-  """One attention layer after block 1's terms: plain (``rows`` None) or the shortcut's."""
+  """One attention layer after block 1's terms: plain (``rows`` None, no ``affine``) or with the
+  shortcut inputs; the same ``SelfAttention`` either way."""
 
   pe: nn.Module
   rows: slice | None = None
@@ -106,8 +109,8 @@ class OneAttention(nn.Module):
     x_BNW = x_BNW + terms.add if terms.add is not None else x_BNW
     if self.rows is None and not self.affine:
       return SelfAttention(HEADS, name="attention")(x_BNW, terms)
-    x = shortcuts.Affine(tokens_BNF, weight_FW, offset) if self.affine else x_BNW
-    return shortcuts.ShortcutAttention(HEADS, name="attention")(x, terms, self.rows)
+    x = projections.Affine(tokens_BNF, weight_FW, offset) if self.affine else x_BNW
+    return SelfAttention(HEADS, name="attention")(x, terms, self.rows)
 
 
 @pytest.mark.parametrize("name", one_per_mechanism(sorted(REGISTRY), extra=["every_term"]))
@@ -222,9 +225,67 @@ def test_the_plain_encoder_never_runs_shortcut_code(monkeypatch):
   def refuse(*args, **kwargs):
     raise AssertionError("shortcut code ran")
 
-  for name in ("encoder_block", "for_query_rows", "folded_contractions"):
-    monkeypatch.setattr(shortcuts, name, refuse)
+  monkeypatch.setattr(encoder, "shortcut_inputs", refuse)
+  for name in ("for_query_rows", "folded_contractions"):
+    monkeypatch.setattr(attention, name, refuse)
+  monkeypatch.setattr(projections.Affine, "project", refuse)
   tokens = jnp.ones((1, TOKENS, FEATS))
   make_encoder(catalogue_pe("learned"), False).init(jax.random.PRNGKey(0), tokens, positions())
   with pytest.raises(AssertionError, match="shortcut code ran"):
     make_encoder(catalogue_pe("learned"), True).init(jax.random.PRNGKey(0), tokens, positions())
+
+
+class OneBlock(nn.Module):
+  """One ``Block`` after block 1's terms, its input from F token features: plain (``rows`` None,
+  no ``affine``) or with the shortcut inputs."""
+
+  pe: nn.Module
+  norm: str
+  rows: slice | None = None
+  affine: bool = False
+
+  @nn.compact
+  def __call__(self, tokens_BNF, positions):
+    weight_FW = self.param("features", random_normal((FEATS, WIDTH)))
+    x_BNW = tokens_BNF @ weight_FW
+    terms = self.pe(positions, 1, x_BNW)
+    x_BNW = x_BNW + terms.add
+    x_affine = projections.Affine(tokens_BNF, weight_FW, terms.add) if self.affine else None
+    return Block(HEADS, 2, self.norm, name="block")(x_BNW, terms, self.rows, x_affine)
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+def test_one_block_with_shortcut_inputs_gives_the_rows_of_the_plain_block(norm):
+  """The one ``Block``: ``rows`` gives those rows of its plain output, an ``Affine`` input the
+  plain output of the input it describes (post-norm; pre-norm normalises x first and ignores it),
+  from the same parameters, which either call creates alike."""
+  pe = EveryTermPE()
+  tokens = jax.random.normal(jax.random.PRNGKey(2), (2, TOKENS, FEATS))
+  init = lambda rows, affine: OneBlock(pe, norm, rows, affine).init(jax.random.PRNGKey(1), tokens,
+                                                                    positions())
+  variables = init(None, False)
+  for rows, affine in ((slice(-1, None), False), (None, True), (slice(-1, None), True)):
+    other = init(rows, affine)
+    assert jax.tree.structure(other) == jax.tree.structure(variables)
+    for a, b in zip(jax.tree.leaves(other), jax.tree.leaves(variables), strict=True):
+      np.testing.assert_array_equal(a, b)
+  variables = perturbed(variables)
+  full = OneBlock(pe, norm).apply(variables, tokens, positions())
+  for rows, affine in ((slice(-1, None), False), (slice(5, 7), False), (None, True),
+                       (slice(-1, None), True)):
+    part = OneBlock(pe, norm, rows, affine).apply(variables, tokens, positions())
+    want = full if rows is None else full[:, rows]
+    np.testing.assert_allclose(part, want, rtol=1e-5, atol=1e-5, err_msg=f"{rows} {affine}")
+
+
+def test_one_block_class_and_one_attention_class():
+  """The shortcuts are inputs of the one path, not subclasses of it."""
+  import learnpe_jax.models as models
+  import pkgutil
+  import importlib
+  for info in pkgutil.iter_modules(models.__path__):
+    module = importlib.import_module(f"learnpe_jax.models.{info.name}")
+    for value in vars(module).values():
+      if isinstance(value, type) and value.__module__ == module.__name__:
+        assert not issubclass(value, (Block, SelfAttention)) or value in (Block, SelfAttention), (
+            value)

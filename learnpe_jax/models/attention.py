@@ -13,7 +13,18 @@ are shared by the heads ([N, N, Dh]) or per head ([H, N, N, Dh]).
 
 ``attend`` applies the terms, given the queries and how they meet the keys and values
 (``Contractions``: q·k, u·k and p·v); it is the only place that reads them, so a new hook is
-written there once. ``models/shortcuts.py`` calls it with contractions that never form k and v.
+written there once.
+
+Exact shortcuts (``Encoder.exact_shortcuts``; docs/design.md, "Performance"): the same function,
+parameters and gradients for fewer FLOPs, as optional inputs of the one ``SelfAttention``:
+  * ``rows``: the queries of these rows only, against every key. With few queries the key and
+    value projections fold into them and k, v are never formed for all N tokens
+    (``folded_contractions``):
+        q_i·k_j = (W_k q_i)·x_j,     Σ_j p_ij v_j = W_vᵀ(Σ_j p_ij x_j) + (Σ_j p_ij) b_v
+    (unless a rotation needs the keys themselves); ``for_query_rows`` cuts the terms to the rows.
+  * an ``Affine`` input (``models/projections.py``): x given through the F token features, so
+    x·K + c = tokens·(weight·K) + (offset·K + c).
+With neither, ``SelfAttention`` is the plain computation (``tests/test_shortcuts.py`` compares).
 
 ``attend_with_terms(q, k, v, terms)`` is the public entry for a model of one's own
 (docs/library.md): the rotation and then ``attend``, exactly what ``SelfAttention`` runs between
@@ -31,7 +42,7 @@ import jax
 import jax.numpy as jnp
 
 from learnpe_jax.models import weight_init
-from learnpe_jax.models.projections import DenseWeights, project
+from learnpe_jax.models.projections import Affine, DenseWeights, project
 from learnpe_jax.pe.base import PositionalTerms
 
 
@@ -52,6 +63,36 @@ def key_value_contractions(k_BNHK, v_BNHK) -> Contractions:
       q_dot_k=lambda q: jnp.einsum("bnhk,bmhk->bhnm", q, k_BNHK),
       u_dot_k=lambda u: jnp.einsum("hk,bmhk->bhm", u, k_BNHK),
       p_dot_v=lambda p: jnp.einsum("bhnm,bmhk->bnhk", p, v_BNHK))
+
+
+def folded_contractions(x_BNW, wk_WHK, wv_WHK, bv_HK) -> Contractions:
+  """The contractions with k = x·W_k and v = x·W_v + b_v, k and v never formed."""
+  return Contractions(
+      num_keys=x_BNW.shape[1],
+      q_dot_k=lambda q: jnp.einsum("bnhw,bmw->bhnm", jnp.einsum("bnhk,whk->bnhw", q, wk_WHK),
+                                   x_BNW),
+      u_dot_k=lambda u: jnp.einsum("hw,bmw->bhm", jnp.einsum("hk,whk->hw", u, wk_WHK), x_BNW),
+      p_dot_v=lambda p: (jnp.einsum("bhnw,whk->bnhk", jnp.einsum("bhnm,bmw->bhnw", p, x_BNW),
+                                    wv_WHK)
+                         + jnp.einsum("bhnm->bnh", p)[..., None] * bv_HK))
+
+
+# The query axis of each PositionalTerms field (counted from the end) that ``for_query_rows``
+# cuts; None for fields that are not per query (they act on whole blocks or on the keys). A new
+# field must be listed here (``for_query_rows`` fails on one that is not).
+QUERY_AXIS = {"add": None, "rotate": None, "content_bias": None, "content_logits": None,
+              "logit_bias": -2, "probs_scale": -2, "pos_logits": -2, "rel_k": -3, "rel_v": -3}
+
+
+def for_query_rows(terms: PositionalTerms, rows: slice) -> PositionalTerms:
+  """``terms`` for the queries ``rows`` only: the query axis of every [.., N_q, N_k(, Dh)] field
+  sliced; ``add``, ``rotate`` and the rest stay as they are."""
+  cut = {}
+  for field in dataclasses.fields(terms):
+    axis, value = QUERY_AXIS[field.name], getattr(terms, field.name)
+    if axis is not None and value is not None:
+      cut[field.name] = value[(Ellipsis, rows) + (slice(None),) * (-axis - 1)]
+  return terms.replace(**cut)
 
 
 def causal_mask(num_tokens: int, rows: slice | None = None) -> jax.Array:
@@ -130,15 +171,27 @@ class SelfAttention(nn.Module):
   weight_init: str = "flax"  # models/weight_init.py
 
   @nn.compact
-  def __call__(self, x_BNW, terms: PositionalTerms) -> jax.Array:
-    """x_BNW [B, N, W] → [B, N, W]."""
-    width = x_BNW.shape[-1]
+  def __call__(self, x, terms: PositionalTerms, rows: slice | None = None) -> jax.Array:
+    """x [B, N, W] (or an ``Affine`` describing it) → [B, N, W], or [B, rows, W] for the queries
+    ``rows`` only (None: all), each attending every key."""
+    width = x.shape[-1]
     (wq_WHK, bq_HK), (wk_WHK, _), (wv_WHK, bv_HK) = self.projection_weights(width)
-    q_BNHK, k_BNHK = project(x_BNW, wq_WHK, bq_HK), project(x_BNW, wk_WHK)
-    v_BNHK = project(x_BNW, wv_WHK, bv_HK)
-    out_BNHK = attend_with_terms(q_BNHK, k_BNHK, v_BNHK, terms, causal=self.causal,
-                                 dtype=self.dtype)
-    return self.output_projection(out_BNHK, width)
+    if rows is not None and terms.rotate is None and not isinstance(x, Affine):
+      q_BQHK = project(x[:, rows], wq_WHK, bq_HK)
+      keys = folded_contractions(x, wk_WHK, wv_WHK, bv_HK)
+    else:
+      x_project = x.project if isinstance(x, Affine) else lambda *w: project(x, *w)
+      q_BQHK, k_BNHK = x_project(wq_WHK, bq_HK), x_project(wk_WHK)
+      v_BNHK = x_project(wv_WHK, bv_HK)
+      if terms.rotate is not None:
+        q_BQHK, k_BNHK = terms.rotate(q_BQHK, k_BNHK)
+      if rows is not None:
+        q_BQHK = q_BQHK[:, rows]
+      keys = key_value_contractions(k_BNHK, v_BNHK)
+    if rows is not None:
+      terms = for_query_rows(terms, rows)
+    mask = causal_mask(keys.num_keys, rows) if self.causal else None
+    return self.output_projection(attend(q_BQHK, terms, keys, self.dtype, mask), width)
 
   def projection_weights(self, width: int):
     """(kernel [W, H, Dh], bias [H, Dh]) of the query, key (no bias) and value projections."""

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 
 from learnpe_jax.models import weight_init
 from learnpe_jax.models.attention import SelfAttention
+from learnpe_jax.models.projections import Affine
 from learnpe_jax.pe.base import PositionalTerms
 
 
@@ -30,15 +31,21 @@ class Block(nn.Module):
   weight_init: str = "flax"           # 'flax' | 'torch' (models/weight_init.py)
 
   @nn.compact
-  def __call__(self, x_BNW, terms: PositionalTerms):
-    """[B, N, W] → [B, N, W]."""
+  def __call__(self, x_BNW, terms: PositionalTerms, rows: slice | None = None,
+               x_affine: Affine | None = None):
+    """[B, N, W] → [B, N, W], or [B, rows, W] for the tokens ``rows`` only (None: all; each still
+    attends every token). ``x_affine``: the same x given as an ``Affine`` of the token features,
+    which the attention projects through (post-norm only, where the attention sees x alone).
+    ``rows`` and ``x_affine`` are the exact shortcuts (``models/attention.py``): they change the
+    FLOPs, not the function or the parameters."""
     attention = SelfAttention(self.num_heads, self.dtype, self.causal, self.weight_init,
                               name="attention")
+    x_rows = x_BNW if rows is None else x_BNW[:, rows]
     ln_attn, ln_mlp = self.layer_norms()
     if self.norm == "post":
-      h = ln_attn(x_BNW + attention(x_BNW, terms))
+      h = ln_attn(x_rows + attention(x_BNW if x_affine is None else x_affine, terms, rows))
       return ln_mlp(h + self.mlp(h))
-    h = x_BNW + attention(ln_attn(x_BNW), terms)
+    h = x_rows + attention(ln_attn(x_BNW), terms, rows)
     return h + self.mlp(ln_mlp(h))
 
   def layer_norms(self):

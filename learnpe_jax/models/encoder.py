@@ -9,8 +9,9 @@ input), readout from the last token → Linear(W→outputs).
 Readout 'token' is the companion's released ("BERT") models' way: one readout token appended after
 the cells (``with_readout_token``), read out instead of the last cell.
 
-With ``exact_shortcuts`` (the default) the blocks come from ``models/shortcuts.py`` instead: the
-same function and parameters for fewer FLOPs. Without it the encoder runs the plain ``Block``.
+With ``exact_shortcuts`` (the default) the blocks take the shortcuts that apply to them
+(``shortcut_inputs``; the algebra in ``models/attention.py``): the same function and parameters for
+fewer FLOPs. Without it every block runs the plain computation. Either way it is the one ``Block``.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from learnpe_jax.models import shortcuts, weight_init
+from learnpe_jax.models import weight_init
 from learnpe_jax.models.block import Block
-from learnpe_jax.models.projections import DenseWeights, project
-from learnpe_jax.pe.base import NO_TERMS
+from learnpe_jax.models.projections import Affine, DenseWeights, project
+from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
 from learnpe_jax.pe.module import PositionalEncoding
 from learnpe_jax.pe.placement import pe_block_indices
 from learnpe_jax.positions import Positions
@@ -53,6 +54,23 @@ def pool(x_BNW, readout: str, query_index_B=None):
   if readout == "mean":
     return x_BNW.mean(axis=1)
   return jnp.take_along_axis(x_BNW, query_index_B[:, None, None], axis=1)[:, 0]
+
+
+def shortcut_inputs(encoder, b: int, terms: PositionalTerms, tokens_BNF, embed):
+  """(rows, x_affine): the exact shortcuts that apply to block ``b`` of ``encoder`` (an
+  ``Encoder``, calling from its ``__call__``), as ``Block`` takes them. ``rows``: the last token
+  only, in the last block under readout 'last' or 'token' (nothing else of it is read).
+  ``x_affine``: block 0's input as an ``Affine`` of the raw features ``tokens_BNF`` through
+  ``embed`` (kernel, bias) and the PE's ``add``, under post-norm when F < W (None: that input is
+  not an affine function of the features, e.g. after dropout, and the affine shortcut is off)."""
+  last_only = encoder.readout in ("last", "token") and b == encoder.depth - 1
+  rows = slice(-1, None) if last_only else None
+  x_affine = None
+  if (b == 0 and embed is not None and encoder.norm == "post" and encoder.block_noise_sd == 0
+      and tokens_BNF.shape[-1] < encoder.width and (terms.add is None or terms.add.ndim == 2)):
+    x_affine = Affine(tokens_BNF, embed[0], embed[1] if terms.add is None else
+                      embed[1] + terms.add.astype(encoder.dtype))
+  return rows, x_affine
 
 
 class Encoder(nn.Module):
@@ -97,7 +115,7 @@ class Encoder(nn.Module):
   # (needs an rng stream 'noise' when > 0).
   block_noise_sd: float = 0.0
   pe_dropout: float = 0.0
-  # Exact shortcuts (same function, fewer FLOPs; models/shortcuts.py): with readout 'last' the last
+  # Exact shortcuts (same function, fewer FLOPs; shortcut_inputs): with readout 'last' the last
   # block computes the last token only; under post-norm the first block's projections factor
   # through the token features.
   exact_shortcuts: bool = True
@@ -154,13 +172,11 @@ class Encoder(nn.Module):
       if self.block_noise_sd > 0:
         noise = jax.random.normal(self.make_rng("noise"), x_BNW.shape, x_BNW.dtype)
         x_BNW = x_BNW + self.block_noise_sd * noise
-      if self.exact_shortcuts:
-        x_BNW = shortcuts.encoder_block(self, b, x_BNW, terms, tokens_BNF,
-                                        None if dropped else embed)
-      else:
-        x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype,
-                      self.mlp_final_activation, self.causal, self.weight_init,
-                      name=f"block_{b}")(x_BNW, terms)
+      rows, x_affine = (shortcut_inputs(self, b, terms, tokens_BNF, None if dropped else embed)
+                        if self.exact_shortcuts else (None, None))
+      x_BNW = Block(self.num_heads, self.mlp_ratio, self.norm, self.dtype,
+                    self.mlp_final_activation, self.causal, self.weight_init,
+                    name=f"block_{b}")(x_BNW, terms, rows, x_affine)
     head_init = weight_init.linear(self.weight_init, self.width)
     head = nn.Dense(self.num_outputs, kernel_init=head_init[0], bias_init=head_init[1],
                     name="head")
