@@ -104,7 +104,7 @@ import textwrap
 
 import numpy as np
 
-from experiments import README, RESULTS_DIR, records, stats
+from experiments import README, RESULTS_DIR, records, rule_history, stats
 from experiments.results_doc import splice
 from experiments.rules import companion as rules_companion
 from experiments.runner import Job
@@ -810,6 +810,7 @@ def tabulate(root: str, study: Study = None) -> str:
                        {"conditions": conditions, "verdict": verdict, "summary": brief,
                         "companion": {str(k): v for k, v in COMPANION.items()}})
   if study.results_dir == RESULTS_DIR:
+    rule_history.write()
     splice(README, "companion-summary",
            f"<!-- companion-summary -->\n{textwrap.fill(brief, 100)}\n<!-- /companion-summary -->\n",
            append=False)

@@ -67,3 +67,11 @@ def test_the_default_runs_prose_numbers():
   text = _flat(_readme())
   missing = [e for e in expected if e not in text]
   assert not missing, missing
+
+
+def test_the_rule_history_in_results_md_is_written_from_the_tables():
+  from experiments import RESULTS_MD, rule_history
+  with open(RESULTS_MD) as f:
+    text = f.read()
+  assert rule_history.section() in text
+  assert "| Side by side with the companion | abfe1a8 → 0a6cf11 |" in text
