@@ -40,7 +40,7 @@ Rows (``rows(task)``):
 Measures (mean and 95% Student-t interval over seeds, ``experiments.stats``): test score overall
 and per level (accuracy; R² for the regression tasks), train score, wall time of the job; PE–grid
 RSA (``pe_rsa``: Spearman ρ of the PE's dissimilarity 1 − cos against true distance, block 0) for
-PEs that add per-token vectors; the bias–geometry RSA (``pe_bias_rsa``, ``analysis.bias_geometry``:
+PEs that add per-token vectors; the bias–geometry RSA (``pe_bias_rsa``, ``measures.bias_geometry``:
 mean over heads of Spearman ρ of the negated content-free logits against true distance, block 0)
 for PEs whose logits have a content-free part (biases, untied positional attention); the
 coordinates R² (``coords_r2``, ``train._per_model_pe_analysis``: 1 − Procrustes disparity of the

@@ -87,7 +87,7 @@ Verdict rules v1 (written before the runs on the companion's data; kept to show 
     holds partly when only one of the two parts holds.
   * Claim 1 at this scale (a small-norm PE mirrors the grid), judged from each model's own init
     (paired): a model's PE is *grid-like* when the mean over its four blocks of ΔRSA (cosine
-    PE–grid RSA at the end minus at init, ``analysis.grid_change``) is ≥ 0.25 and block 0's final
+    PE–grid RSA at the end minus at init, ``measures.grid_change``) is ≥ 0.25 and block 0's final
     RSA has Mantel p < 0.01; a σ is grid-like when ≥ 2 of its ≥ 3 seeds are. Claim 1 *holds* when
     some σ ≤ 0.1 is grid-like and no σ ≥ 1 is; *does not hold* when no σ is grid-like; else
     *holds partly* (the σ that are grid-like named).
@@ -237,7 +237,7 @@ grid_like = rules_companion.grid_like  # claim 1's per-model rule (module docstr
 
 def per_condition(models: list[dict]) -> list[dict]:
   """Per (data, variant, PE): train/test/human accuracy (by level) as mean ± sd over seeds, the
-  block-0 geometry, and the paired claim-1 measures (``analysis.grid_change``)."""
+  block-0 geometry, and the paired claim-1 measures (``measures.grid_change``)."""
   groups: dict = {}
   for m in models:
     if m["variant"] not in ("mechanism", "pe_lr"):

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from learnpe_jax.analysis import geometry, rsa
+from learnpe_jax.measures import geometry, rsa
 from learnpe_jax.pe.features import sinusoidal_features
 from learnpe_jax.positions import grid_positions
 

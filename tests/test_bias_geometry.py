@@ -1,9 +1,9 @@
-"""analysis.bias_geometry: the bias analogue of the PE–geometry RSA."""
+"""measures.bias_geometry: the bias analogue of the PE–geometry RSA."""
 
 import numpy as np
 import pytest
 
-from learnpe_jax.analysis.bias_geometry import bias_rsa
+from learnpe_jax.measures.bias_geometry import bias_rsa
 from learnpe_jax.positions import grid_positions
 
 

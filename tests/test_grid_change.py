@@ -1,10 +1,10 @@
-"""analysis.grid_change: the paired measures of what a PE learned (ΔRSA from its own init, partial
+"""measures.grid_change: the paired measures of what a PE learned (ΔRSA from its own init, partial
 RSA controlling for row/column membership, Mantel p, movement)."""
 
 import numpy as np
 import pytest
 
-from learnpe_jax.analysis import grid_change, rsa
+from learnpe_jax.measures import grid_change, rsa
 from learnpe_jax.positions import grid_positions
 
 COORDS = np.asarray(grid_positions((4, 4)).coords)

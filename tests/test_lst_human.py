@@ -8,8 +8,8 @@ import optax
 import pytest
 
 from learnpe_jax import evaluate
-from learnpe_jax.analysis import rsa
-from learnpe_jax.analysis.pe_metrics import reference_sinusoid
+from learnpe_jax.measures import rsa
+from learnpe_jax.measures.pe_metrics import reference_sinusoid
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.positions import grid_positions
 from learnpe_jax.tasks.lst import generate as ls

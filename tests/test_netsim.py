@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from learnpe_jax.analysis.modularity import modularity_metrics
+from learnpe_jax.measures.modularity import modularity_metrics
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.tasks import base, timeseries
 from learnpe_jax.tasks.netsim import task as netsim, generate as netsim_generate

@@ -385,7 +385,7 @@ def test_catalogue_doc_is_generated_from_the_registry():
 
 # ---- learned coordinates ---------------------------------------------------------------------
 def test_learned_coords_procrustes_and_inner():
-  from learnpe_jax.analysis.geometry import learned_coordinates, procrustes_disparity
+  from learnpe_jax.measures.geometry import learned_coordinates, procrustes_disparity
   positions = as_jnp(positions_of("2d"))
   model = make_encoder("learned_coords_sinusoidal", positions, sigma=0.1)
   params = model.init(jax.random.PRNGKey(0), tokens_for(positions), positions)["params"]

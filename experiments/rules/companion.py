@@ -2,7 +2,7 @@
 
 Inputs are the study's conditions (``companion.per_condition``: a PE's accuracies ``over_seeds``
 and paired geometry per seed) and models (one record each, with ``pe_change`` from
-``learnpe_jax.analysis.grid_change``); references are the companion's (mean, sd) over ``N_REF``
+``learnpe_jax.measures.grid_change``); references are the companion's (mean, sd) over ``N_REF``
 models. Chance is ``CHANCE`` (four answers).
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import scipy.stats
 
 from experiments import rules
-from learnpe_jax.analysis.grid_change import partial_spearman
+from learnpe_jax.measures.grid_change import partial_spearman
 
 CHANCE, N_REF = 0.25, 15
 COLUMNS = ("test", "human")

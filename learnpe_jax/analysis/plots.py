@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 import numpy as np
 import scipy.spatial.distance
 
-from learnpe_jax.analysis import geometry, rsa
+from learnpe_jax.measures import geometry, rsa
 from learnpe_jax.training import report
 
 SIGMA_CMAP = "plasma"

@@ -21,8 +21,8 @@ import dataclasses
 import jax
 import numpy as np
 
-from learnpe_jax.analysis import geometry, rsa
-from learnpe_jax.analysis.pe_metrics import pe_metrics
+from learnpe_jax.measures import geometry, rsa
+from learnpe_jax.measures.pe_metrics import pe_metrics
 from learnpe_jax.seed_stats import summarize
 from learnpe_jax.training import report
 
@@ -46,7 +46,7 @@ def block_metrics(pe_NW, pe_init_NW, coords_ND, labels, distance: str, settings:
   out["pe_rms_init"] = float(np.sqrt(np.mean(np.square(pe_init_NW))))
   out["movement"] = geometry.movement(pe_NW, pe_init_NW)
   if labels is not None:
-    from learnpe_jax.analysis.modularity import modularity_metrics
+    from learnpe_jax.measures.modularity import modularity_metrics
     out.update(modularity_metrics(pe_NW, labels))
     out.update({f"{k}_init": v for k, v in modularity_metrics(pe_init_NW, labels).items()})
   return out

@@ -5,7 +5,7 @@ coords_n ∈ R^d (d = ``coord_dim``, 1 … 3), at init = σ · unit_draw(family)
 near the origin), shared by the blocks; the inner PE (``inner``: a registered PE that reads
 coordinates, e.g. 'sinusoidal_nd', 'rope_axial', 'alibi_nd') sees Positions(index, coords).
 The learned coordinates are directly comparable with the true ones up to a similarity transform
-(``analysis.geometry.procrustes_disparity``), so the learned PE is interpretable by construction.
+(``measures.geometry.procrustes_disparity``), so the learned PE is interpretable by construction.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -35,8 +35,11 @@ class TaskData:
     extra_eval: further evaluation sets beside ``test``, by name (e.g. the LST's ``human``: the
       108 puzzles of the human experiment), each a dict of arrays like ``test``; every eval scores
       them and writes ``{name}_accuracy`` (or ``{name}_neg_mse``) and per level.
-    pe_measures: optional task-specific PE measures, ``f(vectors_BNW) -> dict`` of one model's
-      per-block PE vectors; merged into the per-model PE metrics (``analysis.pe_metrics``).
+    pe_measures: optional PE measures of a task's own, ``f(vectors_BNW) -> dict`` of one model's
+      per-block PE vectors; merged into the per-model PE metrics (``measures.pe_metrics``).
+    extras: what a task carries beyond these fields, by name: the brain task's functional
+      connectivity (``fc`` float64[N, N], with ``hemispheres`` int[N]) adds the PE's functional
+      measures to the per-model PE metrics (``measures.pe_metrics``).
   """
 
   name: str
@@ -51,6 +54,7 @@ class TaskData:
   target_variance: float | None = None
   extra_eval: dict[str, dict[str, np.ndarray]] = dataclasses.field(default_factory=dict)
   pe_measures: Callable[[np.ndarray], dict] | None = None
+  extras: dict[str, Any] = dataclasses.field(default_factory=dict)
 
   @property
   def num_tokens(self) -> int:

@@ -91,8 +91,8 @@ def format_table(summary: dict) -> str:
   Classification: train/test accuracy (and per level). Regression: train/test MSE and test R²
   (score = −MSE is shown as MSE). Then every further eval set (e.g. the LST's ``human`` puzzles,
   overall and per level), PE–geometry RSA (final, at init), the similarity to the fixed sinusoid,
-  the PE's bias–geometry RSA (``analysis.bias_geometry``, for PEs with content-free logits) and,
-  when the task has module labels, the PE modularity measures (``analysis.modularity``).
+  the PE's bias–geometry RSA (``measures.bias_geometry``, for PEs with content-free logits) and,
+  when the task has module labels, the PE modularity measures (``measures.modularity``).
   """
   models = summary["models"]
   score = "accuracy" if "test_accuracy" in models[0] else "neg_mse"

@@ -16,10 +16,10 @@ from absl import logging
 import jax
 import numpy as np
 
-from learnpe_jax.analysis.bias_geometry import bias_metrics
-from learnpe_jax.analysis.geometry import procrustes_disparity
-from learnpe_jax.analysis.grid_change import pe_change
-from learnpe_jax.analysis.pe_metrics import pe_metrics
+from learnpe_jax.measures.bias_geometry import bias_metrics
+from learnpe_jax.measures.geometry import procrustes_disparity
+from learnpe_jax.measures.grid_change import pe_change
+from learnpe_jax.measures.pe_metrics import pe_metrics
 from learnpe_jax.run import preemption, tensorboard
 from learnpe_jax.run.checkpoints import Checkpointer
 from learnpe_jax.run.workdir import Workdir, write_json
@@ -30,9 +30,9 @@ from learnpe_jax.training.trainer import Trainer
 
 
 def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
-  """Per model: ``analysis.pe_metrics`` of the PE's vectors, ``analysis.bias_geometry`` of its
+  """Per model: ``measures.pe_metrics`` of the PE's vectors, ``measures.bias_geometry`` of its
   content-free attention logits and, for learned coordinates (``pe.learned_coords``), ``coords_r2``
-  = 1 − ``analysis.geometry.procrustes_disparity`` against the true coordinates (1: the true
+  = 1 − ``measures.geometry.procrustes_disparity`` against the true coordinates (1: the true
   layout up to a similarity transform), for the PEs that have them (empty for a PE with none)."""
   out = [{} for _ in range(trainer.axis.size)]
   vectors = trainer.pe_vectors(params)
@@ -52,7 +52,7 @@ def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
 
 
 def _per_model_pe_change(trainer: Trainer, init_params, final_params, config) -> list[dict]:
-  """Per model: ``pe_change`` (``analysis.grid_change``: the PE's RSAs at init and at the end,
+  """Per model: ``pe_change`` (``measures.grid_change``: the PE's RSAs at init and at the end,
   paired, its movement and Mantel p) for PEs that add vectors; empty for the others."""
   init, final = trainer.pe_vectors(init_params), trainer.pe_vectors(final_params)
   if init is None:

@@ -6,9 +6,9 @@ Data (``config.data.source``, unless ``config.data.path`` is set):
               Trained on 5 subjects' first 1 − ``test_time_fraction`` of time points; ``test`` =
               the 2 held-out subjects (``data.hcp_test_subjects``); extra eval set ``test_time`` =
               the training subjects' last time points. Modules = communities of the training
-              data's group functional connectivity (``analysis.functional``); the task's
-              ``pe_measures`` add the PE's RSA against that FC and its modularity under the
-              communities and the hemispheres.
+              data's group functional connectivity (``fc``); the task's ``extras`` carry that FC
+              and the hemispheres, and the PE metrics add the PE's RSA against the FC and its
+              modularity under the communities and the hemispheres (``measures.functional``).
   'synthetic' the generative model of ``generate`` on the Glasser MMP 360 geometry
               (``atlas``), calibrated so within-network correlation ≈ 2 × between-network.
   data.path   a user's parcellated time series: a T×N or subjects×T×N array in ``.npy``,
@@ -333,9 +333,8 @@ def load_hcp(d) -> dict:
   'networks' (communities of the group FC), 'fc' (group FC of 'train' only), 'fc_modularity',
   'hemispheres'}. Every series is z-scored per region per subject with the statistics of the part
   the model trains on ('test_time' with those of its subject's training segment)."""
-  from learnpe_jax.analysis import functional
   from learnpe_jax.errors import ConfigError
-  from learnpe_jax.tasks.brain import hcp, hcp_tfds_builder
+  from learnpe_jax.tasks.brain import fc, hcp, hcp_tfds_builder
   raw = hcp_tfds_builder.load(
       os.path.expanduser(d.data_dir),
       d.get("hcp_test_subjects", hcp_tfds_builder.DEFAULT_TEST_SUBJECTS),
@@ -359,8 +358,8 @@ def load_hcp(d) -> dict:
          "train_subjects": raw["train_subjects"], "test_subjects": raw["test_subjects"]}
   if t_test:
     out["test_time"] = zscore(x_train[:, t - t_test:], ref)
-  out["fc"] = functional.group_fc(out["train"])
-  out["networks"], out["fc_modularity"] = functional.fc_communities(out["fc"])
+  out["fc"] = fc.group_fc(out["train"])
+  out["networks"], out["fc_modularity"] = fc.fc_communities(out["fc"])
   return out
 
 
@@ -387,16 +386,16 @@ def load_task(config) -> TaskData:
                              d.get(f"max_{'test' if name in extra else name}_examples", 0))
             for name in ("train", "test") + extra}
   coords = raw["coords"]
-  measures = None
+  extras = {}
   if "fc" in raw:
-    from learnpe_jax.analysis import functional
-    measures = functional.BrainMeasures(raw["fc"], raw["networks"], raw["hemispheres"])
+    extras = {"fc": np.asarray(raw["fc"], np.float64),
+              "hemispheres": np.asarray(raw["hemispheres"])}
   task = TaskData(
       name="brain", kind="regression", train=splits["train"], test=splits["test"],
       positions=Positions(index=np.arange(len(coords), dtype=np.int32), coords=coords),
       coords_known=bool(d.get("coords_known", False)), num_outputs=1, level_names=("all",),
       modules=raw["networks"], target_variance=target_variance(splits["test"]),
-      extra_eval={name: splits[name] for name in extra}, pe_measures=measures)
+      extra_eval={name: splits[name] for name in extra}, extras=extras)
   # For the figures and notebooks: region names, the group FC and its communities' names.
   task.region_names = raw.get("names")
   task.fc = raw.get("fc")

@@ -6,8 +6,10 @@ dict: ``pe_rsa`` (block 0), ``pe_rsa_by_block``, ``pe_norm`` (RMS of block 0's v
 PE to the fixed N-D sinusoidal PE of the true coordinates at the model's width (``sinusoidal_nd``,
 the 2-D sinusoid on the LST; ``rsa.pe_similarity_to``). Tasks with
 module labels (``task.modules``: the netsim modules, the brain's functional networks) add the
-modularity measures of block 0's PE (``analysis.modularity``): ``pe_within_between_ratio``,
-``pe_network_silhouette``, ``pe_network_ari``, ``pe_within_sim``, ``pe_between_sim``.
+modularity measures of block 0's PE (``measures.modularity``): ``pe_within_between_ratio``,
+``pe_network_silhouette``, ``pe_network_ari``, ``pe_within_sim``, ``pe_between_sim``. A task whose
+``extras`` hold a functional connectivity (``fc``, the brain's) adds the PE's functional measures
+(``measures.functional``) under its modules and ``hemispheres``.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import functools
 
 import numpy as np
 
-from learnpe_jax.analysis import rsa
-from learnpe_jax.analysis.modularity import modularity_metrics
+from learnpe_jax.measures import rsa
+from learnpe_jax.measures.functional import pe_functional_measures
+from learnpe_jax.measures.modularity import modularity_metrics
 
 
 @functools.lru_cache(maxsize=8)
@@ -42,8 +45,11 @@ def pe_metrics(vectors_BNW: np.ndarray, task, config) -> dict:
          "pe_sinusoid_similarity": to_sinusoid[0],
          "pe_sinusoid_similarity_by_block": to_sinusoid,
          "pe_norm": float(np.sqrt(np.mean(np.square(np.asarray(vectors_BNW[0], np.float64)))))}
-  if getattr(task, "modules", None) is not None:
+  if task.modules is not None:
     out.update(modularity_metrics(vectors_BNW[0], task.modules))
-  if getattr(task, "pe_measures", None) is not None:
+  if task.pe_measures is not None:
     out.update(task.pe_measures(np.asarray(vectors_BNW)))
+  if task.extras.get("fc") is not None:
+    out.update(pe_functional_measures(np.asarray(vectors_BNW), task.extras["fc"], task.modules,
+                                      task.extras["hemispheres"]))
   return out

@@ -1,5 +1,6 @@
-"""The study's functional measures of a brain PE: functional connectivity (FC), its communities, and
-how a PE relates to them.
+"""The functional connectivity (FC) of brain data and its communities: what the brain task
+computes from its training data (``task.load_hcp``) and hands on in ``TaskData.extras``; the PE
+measures against it are ``measures.functional``.
 
   group_fc(x_STN)              mean over subjects of the Pearson correlation of their series (the
                                training subjects' training segments only: the caller passes them)
@@ -10,20 +11,11 @@ how a PE relates to them.
   fc_communities(fc)           communities of the positive part of the FC: scikit-learn spectral
                                clustering (precomputed affinity, seeded) for k = 2..max_k, keeping
                                the k of the highest Q
-  pe_functional_measures(...)  per PE block: RSA of PE cosine similarity vs the FC (Spearman
-                               over the pairs i < j), Q of the PE graph (positive part of the cosine
-                               similarity) under the FC communities and under the hemispheres
-
-Each call of ``pe_functional_measures`` costs a few N × N products per block (N = 80 here): cheap
-enough for every eval.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.stats
-
-from learnpe_jax.analysis import rsa
 
 
 def group_fc(x_STN: np.ndarray) -> np.ndarray:
@@ -67,40 +59,3 @@ def fc_communities(fc_NN: np.ndarray, max_k: int = 8, seed: int = 0) -> tuple[np
   _, first = np.unique(best, return_index=True)
   relabel = {old: new for new, old in enumerate(best[np.sort(first)])}
   return np.array([relabel[c] for c in best], np.int32), float(best_q)
-
-
-def pe_fc_rsa(pe_NW: np.ndarray, fc_NN: np.ndarray) -> float:
-  """Spearman ρ between the PE cosine similarity and the FC over the pairs i < j."""
-  sim = rsa.pe_similarity_matrix(pe_NW)
-  iu = np.triu_indices(len(sim), 1)
-  a, b = sim[iu], np.asarray(fc_NN, np.float64)[iu]
-  if not (np.all(np.isfinite(a)) and np.ptp(a) > 0):
-    return float("nan")
-  return float(scipy.stats.spearmanr(a, b).statistic)
-
-
-def pe_functional_measures(vectors_BNW: np.ndarray, fc_NN: np.ndarray, communities_N: np.ndarray,
-                           hemispheres_N: np.ndarray) -> dict:
-  """``pe_rsa_fc``, ``pe_fc_modularity``, ``pe_hemisphere_modularity`` of block 0, and each
-  ``*_by_block``."""
-  rsa_fc, q_fc, q_hemi = [], [], []
-  for pe in np.asarray(vectors_BNW):
-    rsa_fc.append(pe_fc_rsa(pe, fc_NN))
-    graph = positive_graph(rsa.pe_similarity_matrix(pe))
-    q_fc.append(newman_modularity(graph, communities_N))
-    q_hemi.append(newman_modularity(graph, hemispheres_N))
-  return {"pe_rsa_fc": rsa_fc[0], "pe_rsa_fc_by_block": rsa_fc,
-          "pe_fc_modularity": q_fc[0], "pe_fc_modularity_by_block": q_fc,
-          "pe_hemisphere_modularity": q_hemi[0], "pe_hemisphere_modularity_by_block": q_hemi}
-
-
-class BrainMeasures:
-  """``TaskData.pe_measures`` of a brain task with an FC: a callable holding its inputs."""
-
-  def __init__(self, fc_NN, communities_N, hemispheres_N):
-    self.fc = np.asarray(fc_NN, np.float64)
-    self.communities = np.asarray(communities_N)
-    self.hemispheres = np.asarray(hemispheres_N)
-
-  def __call__(self, vectors_BNW: np.ndarray) -> dict:
-    return pe_functional_measures(vectors_BNW, self.fc, self.communities, self.hemispheres)

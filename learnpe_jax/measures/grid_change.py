@@ -31,7 +31,7 @@ import numpy as np
 import scipy.spatial.distance
 import scipy.stats
 
-from learnpe_jax.analysis import rsa
+from learnpe_jax.measures import rsa
 
 RSA_MEASURES = ("rsa_cosine", "rsa_euclidean", "rsa_no_readout", "partial_rsa")
 MANTEL_PERMUTATIONS = 9999

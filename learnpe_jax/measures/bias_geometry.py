@@ -1,7 +1,7 @@
 """How a PE's attention-logit terms relate to the true token geometry (for PEs without per-token
 vectors: ALiBi, T5 buckets, relative bias tables, HyPE, untied positional attention, ...).
 
-The analogue of the PE–geometry RSA (``analysis.rsa``) for a bias: a PE whose logits fall with
+The analogue of the PE–geometry RSA (``measures.rsa``) for a bias: a PE whose logits fall with
 distance treats far tokens as dissimilar. For the positional logits b_h,ij of head h (the sum of
 the PE's ``logit_bias`` and ``pos_logits`` fields, which do not depend on the tokens' content),
 
