@@ -20,15 +20,15 @@ Variants (comma-separated, combinable):
   next_step  next-step prediction instead of masked-region reconstruction.
   paper      a study-scale GPU/TPU job (not run here): width 160, 4 blocks, lr 1e-3, batch 32,
              50k steps, the companion's 20 σ × 15 seeds, all models in one vmap.
-  pe=NAME    another PE from the catalogue (coordinate PEs need data.coords_known=True).
+  pe=NAME    another PE from the catalogue (coordinate PEs need data.coords_known=True); the same
+             as ``--config.model.pe.name=NAME``.
 """
 
 import ml_collections
 
 from configs import common
 from configs.common import parse_variants
-from learnpe_jax.tasks.brain.generate import GENERATOR_DEFAULTS
-from learnpe_jax.tasks.brain.hcp_tfds_builder import DEFAULT_TEST_SUBJECTS
+from learnpe_jax.tasks.brain.defaults import DEFAULT_TEST_SUBJECTS, GENERATOR_DEFAULTS
 
 
 def get_config(arg=None):

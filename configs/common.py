@@ -1,11 +1,17 @@
 """What the three experiment configs share: variant parsing, the model/optimizer/train/sweep blocks,
-the study-scale (``paper``) settings and the final checks. Each config keeps only what is its own."""
+the study-scale (``paper``) settings and the final checks. Each config keeps only what is its own.
+
+Configs are plain data: they import ml_collections and plain constants only (no Flax, no PE
+registry; ``tests/test_plain_configs.py``). ``config.model.pe`` is the PE's ``name`` and its fields
+with their defaults from ``configs/pe_fields.py`` (generated from the registry); the trainer checks
+them when it builds the model. ``pe=NAME`` in the config string and ``--config.model.pe.name=NAME``
+on the command line are the same (``learnpe_jax.cli.pe_name_as_variant``)."""
 
 from __future__ import annotations
 
 import ml_collections
 
-from learnpe_jax.pe.registry import default_pe_config, get_spec
+from configs.pe_fields import FIXED_PES, PE_FIELDS
 
 # The companion study's σ grid: 0.1…2.0 plus 0.01, 0.05, 3.0 (20 values).
 PAPER_SIGMAS = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5,
@@ -56,8 +62,15 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   # readout 'last' → the last block computes the last token only; post-norm → the first block's
   # q/k/v projections factor through the token features.
   m.exact_shortcuts = True
-  m.pe = default_pe_config(variants.get("pe", "learned"))
+  m.pe = pe(variants.get("pe", "learned"))
   return m
+
+
+def pe(name: str):
+  """config.model.pe: PE ``name`` with its fields at their defaults (none for a PE the table does
+  not list, e.g. one registered outside the package: the trainer fills them in, and refuses an
+  unknown name)."""
+  return ml_collections.ConfigDict({"name": name, **PE_FIELDS.get(name, {})})
 
 
 def optim(learning_rate: float):
@@ -136,7 +149,7 @@ def paper(config, *, num_steps: int, learning_rate: float) -> None:
 
 def finish(config, variants, allowed: tuple[str, ...]):
   """Fixed PEs get one σ (it scales nothing; the seeds still vary); unknown variants are refused."""
-  if not get_spec(config.model.pe.name).learnable:
+  if config.model.pe.name in FIXED_PES:
     config.sweep.pe_init_scale = (1.0,)
   unknown = set(variants) - set(allowed) - {"pe"}
   if unknown:

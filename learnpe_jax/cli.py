@@ -47,8 +47,40 @@ def _unknown_field_message(text: str, argv) -> str:
   return f"unknown config field {flag.removeprefix('config.')}{hint}"
 
 
+PE_NAME_FLAG = "--config.model.pe.name"
+
+
+def pe_name_as_variant(argv: list[str]) -> list[str]:
+  """``argv`` with ``--config.model.pe.name=NAME`` turned into the config string's ``pe=NAME``
+  (``--config=configs/grid2d.py:smoke`` → ``--config=configs/grid2d.py:smoke,pe=NAME``), so that
+  the config file builds that PE with its own fields, as ``:pe=NAME`` does; the other
+  ``--config.model.pe.*`` overrides then set that PE's fields. A plain override would keep the
+  fields of the PE the config file chose, which another PE does not have. Unchanged without a
+  ``--config`` flag."""
+  rest, names, i = [], [], 0
+  while i < len(argv):
+    if argv[i].startswith(PE_NAME_FLAG + "="):
+      names.append(argv[i].partition("=")[2])
+    elif argv[i] == PE_NAME_FLAG and i + 1 < len(argv):
+      names.append(argv[i + 1])
+      i += 1
+    else:
+      rest.append(argv[i])
+    i += 1
+  with_pe = lambda spec: spec + ("," if ":" in spec else ":") + f"pe={names[-1]}"
+  for j, arg in enumerate(rest):
+    if names and arg.startswith("--config="):
+      return rest[:j] + ["--config=" + with_pe(arg.partition("=")[2])] + rest[j + 1:]
+    if names and arg == "--config" and j + 1 < len(rest):
+      return rest[:j + 1] + [with_pe(rest[j + 1])] + rest[j + 2:]
+  return list(argv)
+
+
 def parse_flags(argv):
-  """absl flag parsing whose errors (e.g. an unknown --config.field) are one line, exit 2."""
+  """absl flag parsing whose errors (e.g. an unknown --config.field) are one line, exit 2;
+  ``--config.model.pe.name`` picks a PE as the config string's ``pe=NAME`` does
+  (``pe_name_as_variant``)."""
+  argv = pe_name_as_variant(argv)
   try:
     return flags.FLAGS(argv)
   except flags.Error as e:

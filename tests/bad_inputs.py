@@ -191,8 +191,8 @@ CASES = [
     Case("coords_unknown", "coordinate PE on a task whose positions are unknown",
          lambda tmp, env: MAIN + ["--config=configs/brain3d.py:smoke,synthetic,pe=sinusoidal_nd",
                                   f"--workdir={tmp}/w", f"--config.data.data_dir={env.data_dir}"]),
-    Case("pe_switch_fields", "PE switched by name, keeping the old PE's fields",
-         _grid("--config.model.pe.name=sinusoidal_nd")),
+    Case("pe_switch_fields", "a field of the config file's PE after switching PEs by name",
+         _grid("--config.model.pe.name=sinusoidal_nd", "--config.model.pe.init=uniform")),
     # workdir and checkpoints
     Case("other_config", "workdir holding a run of another config", _other_config, True),
     Case("unwritable", "unwritable workdir",

@@ -1,5 +1,6 @@
 """``python -m learnpe_jax.pe``: print the PE catalogue; ``--markdown [PATH]`` writes it as Markdown
-(default ``docs/pe_catalogue.md``). The generated part ends at ``END_OF_GENERATED``; what follows
+(default ``docs/pe_catalogue.md``); ``--config-table [PATH]`` writes the PEs' config fields as plain
+data for the config files (default ``configs/pe_fields.py``). The generated part ends at ``END_OF_GENERATED``; what follows
 that line in an existing file (the hand-written reading list) is kept when the table is rewritten."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from learnpe_jax.pe.registry import catalogue_rows
+from learnpe_jax.pe.registry import CONFIG_TABLE, catalogue_rows, config_table_source
 
 COLUMNS = ("name", "mechanism", "coordinates", "learnable", "initializer", "paper")
 HEADERS = ("name", "mechanism", "coordinates", "learnable/fixed", "initializer (σ scales)",
@@ -51,7 +52,14 @@ def main(argv=None):
   parser = argparse.ArgumentParser(prog="python -m learnpe_jax.pe", description=__doc__)
   parser.add_argument("--markdown", nargs="?", const="docs/pe_catalogue.md", default=None,
                       metavar="PATH", help="write the catalogue as Markdown to PATH")
+  parser.add_argument("--config-table", nargs="?", const=CONFIG_TABLE, default=None,
+                      metavar="PATH", help="write the PEs' config fields (plain data) to PATH")
   args = parser.parse_args(argv)
+  if args.config_table:
+    with open(args.config_table, "w") as f:
+      f.write(config_table_source())
+    print(f"wrote {args.config_table} ({len(catalogue_rows())} PEs)")
+    return
   rows = catalogue_rows()
   if args.markdown:
     os.makedirs(os.path.dirname(args.markdown) or ".", exist_ok=True)

@@ -13,6 +13,7 @@ catalogue (``catalogue_rows``).
 from __future__ import annotations
 
 import dataclasses
+import pprint
 from typing import Any, Mapping
 
 from learnpe_jax.errors import ConfigError
@@ -208,8 +209,8 @@ def _fields_to_kwargs(name: str, fields: Mapping[str, Any]) -> dict[str, Any]:
     if key not in allowed:
       raise ConfigError(f"model.pe.{key}", value,
                         f"PE {spec.name!r} has fields {', '.join(sorted(allowed)) or '(none)'} "
-                        f"(to switch PEs, use the config string ':pe={spec.name}', which brings "
-                        f"that PE's own fields)")
+                        f"(to switch PEs, use --config.model.pe.name={spec.name} or the config "
+                        f"string ':pe={spec.name}', which bring that PE's own fields)")
   if "init" in given and given["init"] not in INIT_FAMILIES:
     raise ConfigError("model.pe.init", given["init"], f"one of {', '.join(INIT_FAMILIES)}")
   if given.get("coordinates", COORDINATE_INPUTS[0]) not in COORDINATE_INPUTS:
@@ -295,6 +296,27 @@ def check_pe_for_task(config, positions) -> None:
     if e.field != "model.pe.name":
       raise
     raise ConfigError(e.field, m.pe.name, e.allowed) from None
+
+
+CONFIG_TABLE = "configs/pe_fields.py"  # config_table_source(), for the config files
+
+
+def config_table_source() -> str:
+  """The text of ``configs/pe_fields.py``: every registered PE's config fields with their defaults
+  and the PEs with nothing learnable, as plain literals, so that a config file fills
+  ``config.model.pe`` without importing this registry (or Flax). ``python -m learnpe_jax.pe
+  --config-table`` writes it; ``tests/test_plain_configs.py`` checks that it is current."""
+  lines = ['"""Every catalogue PE\'s config fields (``config.model.pe`` beside ``name``) with their',
+           "defaults, and the PEs with nothing learnable: plain data for the config files, which",
+           "import no Flax. Generated from the PE registry by ``python -m learnpe_jax.pe",
+           "--config-table``; do not edit (``tests/test_plain_configs.py`` checks it is current).",
+           "The trainer checks the fields against the registry when it builds the model.\"\"\"",
+           ""]
+  table = {name: spec.config_fields() for name, spec in REGISTRY.items()}
+  fixed = tuple(name for name, spec in REGISTRY.items() if not spec.learnable)
+  lines.append("PE_FIELDS = " + pprint.pformat(table, width=100, sort_dicts=False))
+  lines += ["", "FIXED_PES = " + pprint.pformat(fixed, width=100), ""]
+  return "\n".join(lines)
 
 
 def catalogue_rows() -> list[dict[str, str]]:

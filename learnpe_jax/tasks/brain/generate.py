@@ -25,12 +25,7 @@ import numpy as np
 import scipy.spatial.distance
 
 # Generator parameters (config.data fields) and their defaults; they name the cached dataset.
-GENERATOR_DEFAULTS = {
-    "g_global": 0.1, "g_dist": 1.0, "length_scale_mm": 20.0, "g_net": 0.0,
-    "within_between_ratio": 2.0,  # > 0: calibrate g_net to this ratio; 0: use g_net as given
-    "lowrank_rank": 5, "lowrank_scale": 0.3, "private_var": 0.3, "ar_coef": 0.5,
-    "num_train_subjects": 40, "num_test_subjects": 10, "num_time_points": 50, "seed": 0,
-}
+from learnpe_jax.tasks.brain.defaults import GENERATOR_DEFAULTS  # noqa: F401
 
 
 def covariance(coords_N3: np.ndarray, networks_N: np.ndarray, p: dict, g_net: float,

@@ -17,9 +17,9 @@ import numpy as np
 from learnpe_jax.errors import ConfigError, DataError
 from learnpe_jax.tasks import tfds_io
 from learnpe_jax.tasks.brain import hcp
+from learnpe_jax.tasks.brain.defaults import DEFAULT_TEST_SUBJECTS
 from learnpe_jax.tasks.timeseries import zscore
 
-DEFAULT_TEST_SUBJECTS = "102816,211619"  # 2 of the 7, seeded: default_rng(0).permutation(7)[:2]
 
 
 def naming_params(test_subjects: str) -> dict:

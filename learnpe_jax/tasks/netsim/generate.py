@@ -29,19 +29,12 @@ from __future__ import annotations
 import numpy as np
 
 from learnpe_jax.errors import ConfigError
+# The generator's parameters (config.data fields) with their defaults; they name the cached dataset.
+from learnpe_jax.tasks.netsim.defaults import GENERATOR_DEFAULTS  # noqa: F401
 
 LAYOUTS = ("random", "lattice")
 MODULE_ASSIGNMENTS = ("spatial", "random")
 COUPLING_SIGNS = ("balanced", "positive", "random")
-
-# The generator's parameters (config.data fields) with their defaults; they name the cached dataset.
-GENERATOR_DEFAULTS = {
-    "num_nodes": 64, "dim": 2, "layout": "random", "num_modules": 4, "module_assignment": "spatial",
-    "length_scale": 0.2, "g_dist": 1.0, "g_module": 0.5, "coupling_sign": "balanced",
-    "spectral_radius": 1.5, "alpha": 1.0, "bias_sd": 0.1, "noise_sd": 0.3,
-    "num_train_trajectories": 10, "num_test_trajectories": 10, "trajectory_length": 200,
-    "burn_in": 100, "seed": 0,
-}
 
 
 def node_positions(num_nodes: int, dim: int, layout: str, rng: np.random.Generator) -> np.ndarray:
