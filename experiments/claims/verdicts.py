@@ -1,17 +1,20 @@
-"""Verdict helpers shared by the claims: "small σ clearly above large σ" (one-sided Welch p < 0.05)
-on one metric, and a verdict from several such parts."""
+"""The shared verdict rule of claims 1, 4 and 5 in the words their scripts print: "small σ clearly
+above large σ" (one-sided Welch p < 0.05) on one measure, and a verdict from several such parts.
+The rule itself is ``experiments.rules.claims`` (``separated``, ``all_some_none``); this module
+calls it (rule v1, as the claims were run) and writes the text."""
 
 from __future__ import annotations
 
 from experiments.claims.table import Table
+from experiments.rules import claims as rules
 from experiments.study import interval
-from experiments.stats import welch_greater
 
 
 def separated(table: Table, key: str, small, large, condition: str = "learned") -> bool:
-  """Every σ in ``small`` clearly above every σ in ``large`` on ``key`` (one-sided Welch p < 0.05)."""
-  return all(welch_greater(table.get(condition, s)[key], table.get(condition, l)[key]) < 0.05
-             for s in small for l in large)
+  """Every σ in ``small`` clearly above every σ in ``large`` on ``key`` (one-sided Welch
+  p < 0.05)."""
+  comparisons = rules.separated(table, key, small, large, condition)
+  return rules.part_outcome(comparisons, "v1") == rules.PASS
 
 
 def verdict_from_parts(table: Table, parts: dict[str, str], small, large) -> tuple[str, str]:
@@ -23,8 +26,5 @@ def verdict_from_parts(table: Table, parts: dict[str, str], small, large) -> tup
                                       for s in tuple(small) + tuple(large))
       + (" — small clearly above large" if passed[name] else " — not separated")
       for name, key in parts.items()) + "."
-  if all(passed.values()):
-    return "holds", text
-  if any(passed.values()):
-    return "holds partly", text
-  return "does not hold at this scale", text
+  outcomes = {name: rules.PASS if ok else rules.FAIL for name, ok in passed.items()}
+  return rules.all_some_none(outcomes), text
