@@ -14,15 +14,18 @@ RESULTS_HEAD = """# Results: the study's claims, re-measured with learnpe_jax
 Each section is one claim of the study (Ito, Cocchi, Klinger, Ram, Campbell & Hearne, *Learning
 interpretable positional encodings in transformers depends on initialization*, ICML 2025,
 arXiv 2406.08272, and this project's network and brain experiments), the command that produced its
-table and figure, and a verdict computed from the numbers by the rule in the claim's script
-(`experiments/claim*.py`): **holds** / **holds partly** / **does not hold at this scale**. Tables
-give the mean over 5 seeds and a 95% Student-t interval; comparisons use Welch's t-test (one-sided,
-p < 0.05) or a one-way ANOVA; what a PE learned (RSA, layout R², module ARI) is judged on each
-model's change from its own init draw. The runs are CPU-sized: the 18 jobs (145 models: 2,000
-steps on the LST and the generated brain control, 8,000 on the real brain data, 1,500 on the
-network, 10 LST models to 6,000) trained in about 1 h 40 min on a
-2-core CPU with `--lanes=2` (one job per core), measured while other work shared the machine. Each
-claim prints its study-scale jobs for a GPU or TPU with `--scale=paper --print`. Claims 1 and 2
+table and figure, and a verdict computed from the numbers by the rule the claim's script states
+(`experiments/claim*.py`), decided in `experiments/rules/claims.py`: **holds** / **holds partly** /
+**does not hold at this scale**, under rule v2 (a tie at chance or perfect is *uninformative*)
+beside rule v1 as run, each test printed with the smallest true difference it detects with 80%
+power. Tables give the mean over 5 seeds and a 95% Student-t interval; comparisons use Welch's
+t-test (one-sided, p < 0.05) or a one-way ANOVA; what a PE learned (RSA, layout R², module ARI) is
+judged on each model's change from its own init draw. The runs are CPU-sized: 19 jobs, 160 models
+(2,000 steps on the LST and the generated brain control, 8,000 on the real brain data, 1,500 on the
+network, 10 LST models to 6,000). The 18 jobs other than the real-brain one trained in about
+1 h 40 min on a 2-core CPU with `--lanes=2` (one job per core) while other work shared the machine
+(measured for commit ed5bdef; the kept records hold no wall time). Each claim prints its
+study-scale jobs for a GPU or TPU with `--scale=paper --print`. Claims 1 and 2
 are judged a second time at the study's own scale, on the companion's data and with its model, by
 the rules of "The study like for like" below (`python -m experiments.companion`). Negative results
 stay in.
@@ -34,7 +37,8 @@ command below. A rerun with the same thread layout (`--lanes=2` pins
 each job to one core) gives the same numbers. A job run on a different number of threads differs in
 roundoff (XLA's CPU matmuls split their sums by thread count) and training amplifies it, within the
 intervals: `lst_init_uniform` rerun on two cores instead of one pinned core gave mean test accuracy
-0.558 vs 0.560 and RSA 0.268 vs 0.268, single models up to 0.017 apart in test accuracy.
+0.558 against the kept run's 0.560 and RSA 0.268 against 0.268, single models up to 0.017 apart in
+test accuracy (measured for commit fc525b9; the rerun's records are not kept).
 """
 
 

@@ -149,9 +149,10 @@ def test_kept_tables_are_what_the_code_makes_of_their_numbers(claim):
   line edited by hand."""
   kept = json.loads(open(os.path.join(RESULTS_DIR, claim.name, "table.json")).read())
   rebuilt = table.table_from_kept(claim, kept["groups"])
-  verdict = claim.verdict(rebuilt)
-  assert list(verdict) == [kept["verdict"], kept["reason"]]
-  text = table.markdown(rebuilt, kept["command"], verdict, "figure.png")
+  verdict, judged = cli.judge(claim, rebuilt)
+  assert [judged.v2, judged.v1, verdict[1]] == [kept["verdict"], kept["verdict_v1"], kept["reason"]]
+  assert json.loads(json.dumps(judged.to_dict())) == kept["judgement"]
+  text = table.markdown(rebuilt, kept["command"], verdict, "figure.png", judged)
   with open(os.path.join(RESULTS_DIR, claim.name, "table.md")) as f:
     md = f.read()
   differ = [i for i, (ours, theirs) in enumerate(zip(text.splitlines(), md.splitlines(),
@@ -217,3 +218,163 @@ def test_claim_settings_are_read_from_the_configs_their_jobs_build():
                            "σ = 0.5, seeds 0, 2")
   from experiments import claim1_lst_geometry
   assert describe(jobs.LST_LEARNED.at()) in claim1_lst_geometry.CLAIM.setting
+
+
+# ---- experiments.rules.claims: v1 as the scripts ran it, v2 with ties and power ------------------
+from experiments import claim2_lst_generalisation as claim2  # noqa: E402
+from experiments import claim3_lst_scrambled as claim3  # noqa: E402
+from experiments import rules as policy  # noqa: E402
+from experiments.claims import verdicts  # noqa: E402
+from experiments.rules import claims as rc  # noqa: E402
+
+
+def _exact_records(claim, values_by_group):
+  """Records with exact per-seed values: ``{(condition, σ): {metric: [v_seed0, v_seed1, …]}}``;
+  the claim's other columns are 0."""
+  out = []
+  for (condition, sigma), metrics in values_by_group.items():
+    n = len(next(iter(metrics.values())))
+    for seed in range(n):
+      rec = {"condition": condition, "pe_init_scale": sigma, "seed": seed}
+      rec.update({c.key: 0.0 for c in claim.columns if not c.key.endswith("_change")})
+      rec.update({k: v[seed] for k, v in metrics.items()})
+      out.append(rec)
+  return out
+
+
+def test_claims_rule_parameters_are_the_scripts():
+  assert (rc.CLAIM1["small"], rc.CLAIM1["large"]) == (claim1.SMALL, claim1.LARGE)
+  assert (rc.CLAIM2["small"], rc.CLAIM2["large"], rc.CLAIM2["fit"], rc.CLAIM2["levels"]) == (
+      claim2.SMALL, claim2.LARGE, claim2.FIT, claim2.LEVELS)
+  assert (rc.CLAIM3["sigma"], rc.CLAIM3["index_pes"]) == (claim3.SIGMAS[0], claim3.INDEX_PES)
+  assert (rc.CLAIM4["small"], rc.CLAIM4["large"]) == (claim4.SMALL, claim4.LARGE)
+  assert (rc.CLAIM5["small"], rc.CLAIM5["large"]) == (claim5.SMALL, claim5.LARGE)
+  assert rc.CLAIM6["metrics"] == claim6.METRICS
+  assert set(rc.RULES) == {c.name for c in suite.claims()} | {claim5.SYNTHETIC.name}
+
+
+def test_claims_rule_v1_decides_as_the_scripts():
+  """Rule v1 of ``experiments.rules.claims`` gives each script's verdict on synthetic tables."""
+  for rsa in (0.8, 0.3, 0.0):
+    t = _claim1_table(rsa)
+    assert rc.claim1(t).v1 == claim1.verdict(t)[0]
+  rng = np.random.default_rng(1)
+  for rsa, ari, r2 in ((0.5, 0.5, 0.8), (0.5, 0.0, 0.5), (0.0, 0.0, 0.5)):
+    groups = {("learned", s): {"pe_rsa": rsa if s <= 0.1 else 0.0,
+                               "pe:pe_network_ari": ari if s <= 0.1 else 0.0,
+                               "test_r2": r2 if s <= 0.1 else 0.5} for s in (0.01, 0.1, 1.0, 3.0)}
+    t = table.make_table(claim4.CLAIM, _records(claim4.CLAIM, groups, rng))
+    assert rc.claim4(t).v1 == claim4.verdict(t)[0]
+    assert verdicts.verdict_from_parts(t, rc.CLAIM4["parts"], claim4.SMALL, claim4.LARGE)[0] == \
+        rc.claim4(t).v1
+
+
+def test_detectable_difference_is_that_of_the_welch_se():
+  """se = √(s₁²/n₁ + s₂²/n₂) of the two means compared, not one model's sd; at a true difference of
+  2.80·se a two-sided 5% z-test rejects 80% of the time."""
+  a = stats.over_seeds([0.5, 0.6, 0.7, 0.6, 0.6])
+  b = stats.over_seeds([0.1, 0.3, 0.2, 0.4])
+  c = rc.greater("part", "a > b", a, b, "pe_rsa")
+  se = np.sqrt(a["sd"] ** 2 / 5 + b["sd"] ** 2 / 4)
+  assert c.se == pytest.approx(se) and c.detectable == pytest.approx(2.8015852 * se)
+  assert c.n == (5, 4) and c.difference == pytest.approx(a["mean"] - b["mean"])
+  z = np.random.default_rng(0).normal(c.detectable / se, 1.0, 20000)
+  assert np.mean(np.abs(z) > 1.959964) == pytest.approx(0.80, abs=0.01)
+
+
+def test_anova_power_is_cohens_f_by_the_noncentral_f():
+  """Four groups of 5 at α = 0.05/3: two groups d apart with the others midway are detected 80% of
+  the time at the reported d."""
+  rng = np.random.default_rng(0)
+  groups = [stats.over_seeds(rng.normal(0, 1, 5)) for _ in range(4)]
+  c = rc.anova("x", "differ", groups, "pe_rsa", 0.05 / 3)
+  s = np.sqrt(np.mean([g["sd"] ** 2 for g in groups]))
+  assert c.detectable == pytest.approx(c.cohen_f * s * np.sqrt(8))
+  d = c.cohen_f * np.sqrt(8)  # in units of s = 1
+  sims = rng.normal(0, 1, (4, 5, 20000)) + np.array([d / 2, -d / 2, 0, 0])[:, None, None]
+  p = scipy.stats.f_oneway(*sims, axis=0).pvalue
+  assert np.mean(p < 0.05 / 3) == pytest.approx(0.80, abs=0.02)
+
+
+def test_a_difference_below_the_detectable_one_is_reported_with_its_power():
+  """Small σ above large σ by half the detectable difference: not separated (v1 and v2), and the
+  comparison carries the difference, se, p and the detectable difference beside it."""
+  small, large = [0.30, 0.40, 0.35, 0.45, 0.25], [0.30, 0.40, 0.35, 0.45, 0.25]
+  a, b = stats.over_seeds(small), stats.over_seeds(large)
+  shift = 0.5 * policy.detectable_difference(rc.welch_se(a, b))
+  groups = {("learned", s): {"pe_rsa": [v + (shift if s <= 0.1 else 0.0) for v in small],
+                             "pe_rsa_init": [0.0] * 5, "pe:pe_network_ari": small,
+                             "pe:pe_network_ari_init": [0.0] * 5, "test_r2": small}
+            for s in (0.01, 0.1, 1.0, 3.0)}
+  t = table.make_table(claim4.CLAIM, _exact_records(claim4.CLAIM, groups))
+  j = rc.claim4(t)
+  geometry = [c for c in j.comparisons if c.part == "geometry"]
+  assert len(geometry) == 4 and all(c.v1 == c.v2 == "fail" for c in geometry)
+  for c in geometry:
+    assert c.difference == pytest.approx(shift) and c.difference < c.detectable
+    assert c.p > 0.05 and c.detectable == pytest.approx(2 * shift)
+  assert j.parts["geometry"] == {"v1": "fail", "v2": "fail", "in_verdict": True}
+  md = table.markdown(t, "cmd", claim4.verdict(t), None, j)
+  assert f"{geometry[0].detectable:.3f}" in md and f"{geometry[0].difference:.3f}" in md
+
+
+def _claim3_table(index_grid, index_scrambled):
+  groups = {("learned", 0.01): {"pe_rsa": [0.30, 0.32, 0.28, 0.31, 0.29]},
+            ("learned (scrambled)", 0.01): {"pe_rsa": [0.30, 0.31, 0.29, 0.30, 0.32],
+                                            "pe_rsa_init": [0.0, 0.01, -0.01, 0.02, -0.02]},
+            ("learned", 3.0): {"pe_rsa": [0.0] * 5},
+            ("learned (scrambled)", 3.0): {"pe_rsa": [0.0] * 5}}
+  for pe in rc.CLAIM3["index_pes"]:
+    groups[(pe, 1.0)] = {"test_accuracy": index_grid}
+    groups[(f"{pe} (scrambled)", 1.0)] = {"test_accuracy": index_scrambled}
+  groups[("sinusoidal_2d", 1.0)] = {"test_accuracy": [0.7, 0.72, 0.71, 0.69, 0.7]}
+  groups[("sinusoidal_2d (scrambled)", 1.0)] = {"test_accuracy": [0.7, 0.71, 0.7, 0.72, 0.69]}
+  return table.make_table(claim3.CLAIM, _exact_records(claim3.CLAIM, groups))
+
+
+def test_a_tie_at_chance_is_uninformative():
+  """Index PEs at chance (0.25) for every seed, grid order and scrambled: v1 reads "not clearly
+  lower" (a fail), v2 "uninformative"; the claim keeps (a) and says holds partly either way."""
+  t = _claim3_table([0.25] * 5, [0.25] * 5)
+  j = rc.claim3(t)
+  index = [c for c in j.comparisons if c.part.startswith("(b)") and "sinusoidal_2d" not in c.part]
+  assert [c.v1 for c in index] == ["fail", "fail"]
+  assert [c.v2 for c in index] == ["uninformative", "uninformative"]
+  assert j.v1 == claim3.verdict(t)[0] == "holds partly" and j.v2 == "holds partly"
+  near = _claim3_table([0.25] * 4 + [0.26], [0.25] * 5)  # one seed off the bound: a comparison
+  assert all(c.v2 == c.v1 for c in rc.claim3(near).comparisons)
+
+
+def test_a_tie_at_perfect_does_not_hold_a_claim():
+  """Claim 2 with its fitted pair at test accuracy 1 on every seed and level: v1 holds (small is
+  "not clearly below" large), v2 uninformative."""
+  groups = {}
+  for s in (0.01, 0.1, 0.3, 1.0, 3.0):
+    perfect = {k: [1.0] * 5 for k in ["train_accuracy", "test_accuracy"]
+               + [f"test_accuracy_by_level:{lvl}" for lvl in claim2.LEVELS]}
+    groups[("learned", s)] = perfect
+  t = table.make_table(claim2.CLAIM, _exact_records(claim2.CLAIM, groups))
+  j = rc.claim2(t)
+  assert claim2.verdict(t)[0] == j.v1 == "holds"
+  assert j.v2 == "uninformative"
+  assert {c.v2 for c in j.comparisons if c.test == "welch >"} == {"uninformative"}
+
+
+def test_an_anova_tie_at_chance_is_uninformative():
+  t = table.make_table(claim6.CLAIM, _exact_records(claim6.CLAIM, {
+      (f"init_{f}", 0.1): {"test_accuracy": [0.25] * 5, "pe_rsa": [0.1, 0.2, 0.3, 0.2, 0.1],
+                           "pe:mds_r2": [0.1, 0.2, 0.3, 0.2, 0.1]}
+      for f in ("normal", "uniform", "orthogonal", "truncated_normal")}))
+  j = rc.claim6(t)
+  assert j.parts["test accuracy"] == {"v1": "fail", "v2": "uninformative", "in_verdict": True}
+  assert j.v1 == claim6.verdict(t)[0] == j.v2 == "does not hold at this scale"
+
+
+def test_rule_v2_never_passes_what_v1_fails():
+  rng = np.random.default_rng(4)
+  for _ in range(200):
+    a = stats.over_seeds(np.where(rng.random(5) < 0.5, 1.0, rng.random(5)))
+    b = stats.over_seeds(np.where(rng.random(5) < 0.5, 1.0, rng.random(5)))
+    for clearly in (True, False):
+      c = rc.greater("p", "a > b", a, b, "test_accuracy", clearly=clearly)
+      assert c.v2 == c.v1 or c.v2 == "uninformative"

@@ -26,7 +26,13 @@ interval, mean ± t₀.₉₇₅,n−1 · sd/√n. Comparisons between two condi
 (``scipy.stats.ttest_ind``, ``equal_var=False``); "clearly above" means the one-sided Welch
 p < 0.05.
 
+Verdicts (``experiments.rules.claims``): each claim's rule decides under rule v1 (as run) and
+rule v2 (a tie at a floor or ceiling is uninformative); every comparison is printed beside the
+verdict with its standard error and the smallest true difference it detects with 80% power,
+(z₀.₉₇₅ + z₀.₈)·se ≈ 2.80·se.
+
 Modules, each importing only those before it: ``spec`` (Claim, ClaimJob, Column), ``jobs`` (the
-pool), ``records`` (per-model metrics), ``table`` (Table, markdown), ``verdicts`` (shared verdict
-rules), ``figures``, ``cli`` (one claim's command line), ``suite`` (all claims, RESULTS.md).
+pool), ``records`` (per-model metrics), ``table`` (Table, markdown), ``verdicts`` (the shared rule
+in words), ``figures``, ``cli`` (one claim's command line), ``summary`` (README.md's claims
+section), ``suite`` (all claims, RESULTS.md, README.md).
 """

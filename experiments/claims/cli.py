@@ -14,6 +14,7 @@ from experiments import RESULTS_DIR, cluster, records, runner
 from experiments.claims.records import model_records, pool_records
 from experiments.claims.spec import Claim
 from experiments.claims.table import make_table, markdown, table_from_kept
+from experiments.rules import claims as claims_rules
 
 
 def parse_args(argv):
@@ -72,14 +73,33 @@ def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_D
       raise SystemExit(f"error: claim {claim.number}: job(s) {', '.join(missing)} neither kept "
                        f"in {kept} nor finished under {root}; run without --gather to train them")
     table = make_table(claim, model_records(claim, rows))
-  verdict = claim.verdict(table)
+  verdict, judged = judge(claim, table)
   claim.figure(table, os.path.join(out, "figure.png"))
-  text = markdown(table, command, verdict, "figure.png")
+  text = markdown(table, command, verdict, "figure.png", judged)
   atomic_write_text(os.path.join(out, "table.md"), text)
-  write_json(os.path.join(out, "table.json"),
-             {"claim": claim.number, "name": claim.name, "command": command,
-              "verdict": verdict[0], "reason": verdict[1], "groups": table.groups})
+  write_json(os.path.join(out, "table.json"), table_json(claim, command, verdict, judged, table))
   return text
+
+
+def judge(claim: Claim, table):
+  """(the claim script's (verdict, reason), the ``experiments.rules.claims`` judgement or None).
+  The script words rule v1; the rules module decides, and the two must agree on v1."""
+  verdict = claim.verdict(table)
+  judged = claims_rules.judge(claim.name, table)
+  if judged is not None and judged.v1 != verdict[0]:
+    raise RuntimeError(f"claim {claim.name}: its script says {verdict[0]!r} but "
+                       f"experiments.rules.claims rule v1 says {judged.v1!r}")
+  return verdict, judged
+
+
+def table_json(claim: Claim, command: str, verdict: tuple[str, str], judged, table) -> dict:
+  """table.json: the verdict (rule v2 where the rules module judges the claim), the verdict under
+  rule v1 (as run), the reason, the comparisons with their power, and the groups."""
+  out = {"claim": claim.number, "name": claim.name, "command": command,
+         "verdict": judged.v2 if judged else verdict[0], "reason": verdict[1]}
+  if judged is not None:
+    out |= {"verdict_v1": judged.v1, "judgement": judged.to_dict()}
+  return out | {"groups": table.groups}
 
 
 def main(claim: Claim, argv: list[str] | None = None, shown_as: str | None = None) -> int:

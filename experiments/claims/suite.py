@@ -1,5 +1,7 @@
 """Every claim at once: train the jobs of all six (a job shared between claims trains once), write
-each claim's table and figure, then RESULTS.md (``python -m experiments.claims --all``)."""
+each claim's table and figure (and its control's, claim 5's on generated data), then RESULTS.md
+(its head, verdict summary and claim sections; the sections other scripts splice in are kept) and
+README.md's claims section (``summary``) (``python -m experiments.claims --all``)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,12 @@ import argparse
 import importlib
 import json
 import os
+import re
 
-from experiments import RESULTS_DIR, RESULTS_MD, cluster, records, runner
-from experiments.claims import cli
+from experiments import README, RESULTS_DIR, RESULTS_MD, cluster, records, runner
+from experiments.claims import cli, summary
 from experiments.claims.spec import Claim
-from experiments.results_doc import write_results
+from experiments.results_doc import splice, write_results
 
 
 def claims() -> list[Claim]:
@@ -30,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
   p.add_argument("--retrain", action="store_true", help=records.RETRAIN_HELP)
   p.add_argument("--results", default=RESULTS_DIR, help="where tables and figures go")
   p.add_argument("--results_md", default=RESULTS_MD)
+  p.add_argument("--readme", default=README,
+                 help="the README whose <!-- claims-summary --> section is rewritten ('' : none)")
   p.add_argument("--gather", action="store_true", help="only tabulate finished jobs")
   p.add_argument("--rejudge", action="store_true",
                  help="recompute verdicts, tables and figures from the kept table.json files")
@@ -54,10 +59,53 @@ def main(argv: list[str] | None = None) -> int:
                     done=records.kept_or_finished(os.path.join(args.results, "claims"),
                                                   args.retrain))
   sections = []
+  root_flag = [f"--root={args.root}"] if args.root != "runs/claims" else []
   for c in every:
-    command = cli.script_command(c, [f"--root={args.root}"] if args.root != "runs/claims" else [])
-    text = cli.tabulate(c, args.root, command, args.results, rejudge=args.rejudge)
+    text = cli.tabulate(c, args.root, cli.script_command(c, root_flag), args.results,
+                        rejudge=args.rejudge)
     with open(os.path.join(args.results, c.name, "table.json")) as f:
-      sections.append((text, c.name, json.load(f)["verdict"]))
-  print(write_results(sections, args.results_md, args.results))
+      sections.append((text, c.name, summary_verdict(json.load(f))))
+  for claim, control in controls():
+    cli.tabulate(control, args.root, cli.script_command(claim, root_flag) + " --synthetic",
+                 args.results, rejudge=args.rejudge)
+  spliced = spliced_sections(args.results_md)
+  text = write_results(sections, args.results_md, args.results)
+  for name, section in spliced.items():  # sections other scripts keep there (rule history)
+    if f"<!-- {name} -->" not in text:
+      splice(args.results_md, name, section)
+  print(text)
+  if args.readme:
+    control = [c for _, c in controls()]
+    splice(args.readme, summary.MARKER,
+           summary.readme_section(every, control[0] if control else None, args.results),
+           append=False)
   return 0
+
+
+def controls() -> list[tuple[Claim, Claim]]:
+  """(claim, its control on generated data): each claim script's ``SYNTHETIC``, if it has one."""
+  out = []
+  for c in claims():
+    module = importlib.import_module(f"experiments.claim{c.number}_{c.name}")
+    if hasattr(module, "SYNTHETIC"):
+      out.append((c, module.SYNTHETIC))
+  return out
+
+
+def summary_verdict(kept: dict) -> str:
+  """RESULTS.md's summary cell (it is set in bold): the verdict, and rule v1's beside it where it
+  differs."""
+  v1 = kept.get("verdict_v1", kept["verdict"])
+  if v1 == kept["verdict"]:
+    return kept["verdict"]
+  return f"{kept['verdict']}** (as run, rule v1: **{v1}"
+
+
+def spliced_sections(path: str) -> dict[str, str]:
+  """The ``<!-- name -->`` … ``<!-- /name -->`` sections of ``path`` (none when absent)."""
+  if not os.path.exists(path):
+    return {}
+  with open(path) as f:
+    text = f.read()
+  return {m.group(1): m.group(0)
+          for m in re.finditer(r"^<!-- ([\w-]+) -->\n.*?^<!-- /\1 -->\n", text, re.M | re.S)}

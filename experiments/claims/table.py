@@ -83,17 +83,65 @@ def table_from_kept(claim: Claim, groups: list[dict]) -> Table:
   return Table(claim, out)
 
 
-def markdown(table: Table, command: str, verdict: tuple[str, str], figure: str | None) -> str:
-  """The claim's section: statement, verdict, setting, command, the table, figure and notes."""
+def _num(x, digits: int = 3) -> str:
+  return "—" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _test_words(c) -> str:
+  """How a comparison passes: 'Welch p < 0.05', 'ANOVA p < 0.0167', 'mean ≥ 0.5', …"""
+  if c.test == "at least":
+    return f"mean {c.wants}"
+  name = {"welch >": "Welch", "above 0": "t-test", "anova": "ANOVA"}[c.test]
+  return f"{name} {c.wants.replace('α', f'{c.alpha:.3g}')}"
+
+
+def comparisons_markdown(judged) -> list[str]:
+  """The comparisons a verdict rests on (``experiments.rules.claims.Judgement``): per test the
+  means, the difference, its se, p, the smallest true difference detected with 80% power and the
+  outcome under rules v1 and v2."""
+  lines = ["**What the verdict compares** (`experiments/rules/claims.py`). se: the standard error "
+           "of the difference, √(s₁²/n₁ + s₂²/n₂) for two means over seeds, s/√n for one; "
+           "detectable: the smallest true difference detected with 80% power, 2.80·se (normal "
+           "approximation, two-sided 5%); for an ANOVA the range between two groups (the others "
+           "midway) its F-test detects at 80%, from Cohen's f. Rule v2 is v1 with a tie at a "
+           "floor or ceiling (every seed of both sides at chance or at perfect) uninformative.",
+           "", "| part | comparison | means | difference | se | p | detectable (80%) | v1 | v2 |",
+           "|---|---|---|---|---|---|---|---|---|"]
+  for c in judged.comparisons:
+    shown = "" if judged.parts[c.part]["in_verdict"] else " (reported, not judged)"
+    detectable = _num(c.detectable) + (f" (f = {c.cohen_f:.2f})" if c.cohen_f else "")
+    lines.append("| " + " | ".join([
+        c.part + shown, f"{c.label}: {_test_words(c)}",
+        " vs ".join(_num(m) for m in c.means), _num(c.difference), _num(c.se),
+        "—" if c.p is None else f"{c.p:.3g}", detectable, c.v1, c.v2]) + " |")
+  return lines
+
+
+def verdict_line(verdict: tuple[str, str], judged=None) -> str:
+  """'**Verdict: V.** reason'; with a judgement, V is rule v2's and rule v1's (as run) is named
+  beside it."""
+  if judged is None:
+    return f"**Verdict: {verdict[0]}.** {verdict[1]}"
+  rule = ("the same under rule v1, as run" if judged.v1 == judged.v2
+          else f"**{judged.v1}** under rule v1, as run")
+  return f"**Verdict: {judged.v2}** (rule v2; {rule}). {verdict[1]}"
+
+
+def markdown(table: Table, command: str, verdict: tuple[str, str], figure: str | None,
+             judged=None) -> str:
+  """The claim's section: statement, verdict (with what it compares, under ``judged``), setting,
+  command, the table, figure and notes."""
   claim = table.claim
   head = ["condition", "σ", "n"] + [c.header for c in claim.columns]
   lines = [f"## Claim {claim.number}: {claim.title}", "",
            f"**Claim.** {claim.statement}", "",
-           f"**Verdict: {verdict[0]}.** {verdict[1]}", "",
-           f"**Setting.** {claim.setting}", "",
-           f"**Command.** `{command}`", "",
-           "Mean over seeds [95% t-interval].", "",
-           "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+           verdict_line(verdict, judged), ""]
+  if judged is not None:
+    lines += comparisons_markdown(judged) + [""]
+  lines += [f"**Setting.** {claim.setting}", "",
+            f"**Command.** `{command}`", "",
+            "Mean over seeds [95% t-interval].", "",
+            "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
   for g in table.groups:
     n = f"{len(g['seeds'])}" + (f" ({g['diverged']} diverged)" if g["diverged"] else "")
     lines.append("| " + " | ".join([g["condition"], f"{g['sigma']:g}", n]
