@@ -8,7 +8,7 @@ under ``--data_dir`` is shared with training runs): puzzles per split and level;
 also occur in training, exactly and up to the 8 symmetries of the square and a renaming of the
 shapes (``tasks/lst/overlap.py``); givens (shapes shown) per puzzle; how many test puzzles are among the 108
 puzzles of the human experiment (up to symmetry); how many puzzles the companion's solver
-(``latin_square.companion_level``) labels with their own level and answer. For the human 108: givens
+(``tasks.lst.generate.companion_level``) labels with their own level and answer. For the human 108: givens
 per level and the solver's labels. Also the time each generator takes (fresh, in this process).
 Writes ``<out>/table.md`` and ``<out>/table.json``.
 """

@@ -1,7 +1,7 @@
 """Score every model of an LST run on a puzzle file:
 ``python -m learnpe_jax.evaluate --workdir=DIR --puzzles=FILE.csv [--noise_sd=0.5]``.
 
-The file is read by ``tasks.puzzle_csv.read_puzzles`` (16 cell codes, the answer, an optional
+The file is read by ``tasks.lst.puzzle_csv.read_puzzles`` (16 cell codes, the answer, an optional
 ``condition`` column). Accuracy is reported overall and per ``condition`` value, per model and per σ
 (mean ± sd over seeds). With ``--noise_sd`` > 0 it also reports the accuracy under input noise:
 Gaussian noise of that sd added to the embeddings at the input of every block (an

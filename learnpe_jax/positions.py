@@ -1,4 +1,8 @@
-"""What a task says about where its tokens are (docs/design.md, "Positions and PositionalTerms")."""
+"""What a task says about where its tokens are (docs/design.md, "Positions and PositionalTerms"):
+``Positions``, and the helpers for the two layouts a model usually has (docs/library.md), a 1-D
+sequence (``sequence_positions``) and a row-major grid (``grid_positions``). A PE reads what its name
+says it reads (the catalogue's column *coordinates*): the token index, the coordinates, or the grid
+shape; both helpers give all that applies."""
 
 from __future__ import annotations
 
@@ -36,3 +40,11 @@ def grid_positions(grid_shape: tuple[int, ...]) -> Positions:
   coords = coords.reshape(-1, len(grid_shape)).astype(np.float32)
   return Positions(index=np.arange(len(coords), dtype=np.int32), coords=coords,
                    grid_shape=tuple(grid_shape))
+
+
+def sequence_positions(num_tokens: int) -> Positions:
+  """Positions of a 1-D sequence of ``num_tokens`` tokens: index 0..N−1 and the same as 1-D
+  coordinates (so that coordinate PEs such as ``alibi_nd`` or ``rope_axial`` serve it too). No grid
+  shape: conv PEs (``peg``) need ``grid_positions((N,))``."""
+  index = np.arange(num_tokens, dtype=np.int32)
+  return Positions(index=index, coords=index[:, None].astype(np.float32))

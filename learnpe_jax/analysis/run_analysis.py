@@ -78,7 +78,7 @@ def analyze_run(run, settings: Settings | None = None) -> RunAnalysis:
   else:
     final_pe = [pe_metrics(v, task, config) for v in pe]
     init_pe = [pe_metrics(v, task, config) for v in pe0]
-  data = report.summarize(trainer, run.state, init_pe, final_pe, config)
+  data = report.run_summary(trainer, run.state, init_pe, final_pe, config)
   coords = np.asarray(task.positions.coords, np.float64)
   labels = None if task.modules is None else np.asarray(task.modules)
   blocks = trainer.model.pe_blocks() if pe is not None else []

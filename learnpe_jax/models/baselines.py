@@ -39,7 +39,7 @@ import jax.numpy as jnp
 
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.encoder import pool
-from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.base import PositionalEncoding
 from learnpe_jax.positions import Positions
 
 MODEL_KINDS = ("transformer", "lstm", "gru", "mlp")

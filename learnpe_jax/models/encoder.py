@@ -23,8 +23,7 @@ import jax.numpy as jnp
 from learnpe_jax.models import weight_init
 from learnpe_jax.models.block import Block
 from learnpe_jax.models.projections import Affine, DenseWeights, project
-from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
-from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.base import NO_TERMS, PositionalEncoding, PositionalTerms
 from learnpe_jax.pe.placement import pe_block_indices
 from learnpe_jax.positions import Positions
 

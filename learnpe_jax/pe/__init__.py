@@ -12,11 +12,10 @@ PE (docs/adding_a_pe.md). ``build_pe`` / ``default_pe_config`` are the config pa
 uses (``config.model.pe``; they import ml_collections only when called).
 """
 
-from learnpe_jax.pe.base import PositionalTerms
-from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.base import PositionalEncoding, PositionalTerms
 from learnpe_jax.pe.registry import (REGISTRY, build_pe, default_pe_config, get_spec, make, names,
                                      register)
-from learnpe_jax.pe.token_positions import Positions, grid_positions, sequence_positions
+from learnpe_jax.positions import Positions, grid_positions, sequence_positions
 
 __all__ = ["PositionalTerms", "PositionalEncoding", "Positions", "REGISTRY", "build_pe",
            "default_pe_config", "get_spec", "grid_positions", "make", "names", "register",

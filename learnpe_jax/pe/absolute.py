@@ -10,10 +10,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
+from learnpe_jax.pe.base import (NO_TERMS, PositionalEncoding, PositionalTerms, coordinate_input,
+                                 fixed_key)
 from learnpe_jax.pe.features import (legendre_polynomials, normalize_to_unit_box,
                                      sinusoid_frequencies, sinusoidal_features, split_per_axis)
-from learnpe_jax.pe.module import PositionalEncoding, coordinate_input, fixed_key
 
 _warned_nope = []
 

@@ -1,4 +1,6 @@
-"""The interface every positional encoding meets (docs/design.md, "Positions and PositionalTerms").
+"""The interface every positional encoding meets (docs/design.md, "Positions and PositionalTerms"):
+``PositionalTerms``, what a PE contributes to one block, and ``PositionalEncoding``, the base class
+of every PE module.
 
 A PE is a Flax module ``pe(positions, block_index, x_BNW=None) -> PositionalTerms``. The encoder
 asks it once per block that takes positional information and hands the terms to attention, which
@@ -6,14 +8,36 @@ applies whichever fields are set. Adding a PE never means editing the attention 
 
 ``x_BNW`` is the block input; only conditional PEs read it (PEG, ``pe/conv.py``). When it is None
 (e.g. ``Encoder.pe_add_terms``) such a PE returns no terms.
+
+The coordinates a PE reads: ``COORDINATE_INPUTS``, ``coordinate_input``.
+
+How σ enters (docs/design.md, "σ, a per-model array"): every learnable PE names the
+parameters that σ scales in its class attribute ``scaled_params``. They are of two kinds:
+  * free parameters (tables, learned coordinates, positional projections, conv kernels):
+    init = σ · unit_draw(init family)   (``self.scaled_init()``; ×1/sqrt(fan_in) for kernels);
+  * perturbations of a paper-defined init (frequencies, slopes, URPE's all-ones Toeplitz):
+    the parameter is δ = σ · unit_draw(init family) and the PE uses init·exp(δ) or 1 + δ,
+    so σ → 0 recovers the paper's init exactly.
+Other parameters (MLP hidden layers, LayerNorms) use Flax's defaults; each docstring says which.
+
+The initializer family is the field ``init_family``; a config spells it ``model.pe.init`` (the
+key recorded runs hold; ``registry.CONFIG_KEYS``). It is not called ``init``, which would shadow
+``nn.Module.init``: ``pe.init(key, positions, block_index)`` initialises a PE on its own.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import math
+from typing import Any, Callable, Mapping
 
+import flax.linen as nn
 import flax.struct
 import jax
+import jax.numpy as jnp
+
+from learnpe_jax.errors import ConfigError
+from learnpe_jax.pe.initializers import scaled_initializer
+from learnpe_jax.positions import Positions
 
 # q_BNHK, k_BNHK -> (q_BNHK, k_BNHK); applied to queries and keys before their dot product.
 RotateFn = Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array]]
@@ -59,3 +83,98 @@ class PositionalTerms:
 
 
 NO_TERMS = PositionalTerms()
+
+
+class PositionalEncoding(nn.Module):
+  """``pe(positions, block_index, x_BNW=None) -> PositionalTerms``.
+
+  Subclasses set the class attributes that the catalogue prints (mechanism, reads, learnable,
+  paper, scaled_params) and implement ``__call__``. Their own dataclass fields (all with
+  defaults) are the PE's config fields: ``config.model.pe.<field>``.
+
+  What a PE reads ('none' | 'index' | 'coords', ``needs``) is stated once: by its field
+  ``coordinates`` when it has one (so one class serves e.g. 'alibi' and 'alibi_nd'), else by the
+  class attribute ``reads``. The registry's catalogue and checks derive it from here.
+
+  Attributes:
+    width: model width W.
+    num_heads: attention heads H.
+    num_tokens: N.
+    init_family: initializer family of learnable parameters (see ``initializers.py``); the config
+      key ``model.pe.init``.
+    init_scale: σ, multiplies the unit-scale draw; a per-model traced scalar under vmap.
+    native_scale: use the family's own scale (e.g. exact Glorot) instead of unit variance.
+  """
+
+  width: int
+  num_heads: int
+  num_tokens: int
+  init_family: str = "normal"
+  init_scale: Any = 1.0
+  native_scale: bool = False
+
+  # Catalogue metadata (class attributes, not fields).
+  mechanism = "?"
+  reads = "none"        # 'none' | 'index' | 'coords', for a PE without a field ``coordinates``
+  learnable = False
+  paper = ""
+  scaled_params: tuple[str, ...] = ()  # name prefixes of the parameters σ scales
+  needs_grid = False    # reads positions.grid_shape (conv PEs)
+  # Whether the PE's terms at position i depend on no token after i, so that a causal decoder
+  # (``model.causal``) stays causal with it; False for PEs that mix neighbouring tokens both ways.
+  causal = True
+
+  @classmethod
+  def needs_with(cls, fields: Mapping[str, Any]) -> str:
+    """What a PE of this class with config ``fields`` reads: 'none' | 'index' | 'coords' (its
+    field ``coordinates``, the class default when ``fields`` lacks it; else ``reads``)."""
+    if "coordinates" in cls.__dataclass_fields__:
+      return fields.get("coordinates", cls.coordinates)
+    return cls.reads
+
+  @property
+  def needs(self) -> str:
+    """What this PE reads: 'none' | 'index' | 'coords' (``needs_with``)."""
+    return self.needs_with({"coordinates": getattr(self, "coordinates", None)})
+
+  @property
+  def head_dim(self) -> int:
+    return self.width // self.num_heads
+
+  def scaled_init(self, fan_in: int | None = None):
+    """σ · unit_draw(init family) [· 1/sqrt(fan_in)]."""
+    init = scaled_initializer(self.init_family, self.init_scale, self.native_scale)
+    if fan_in is None:
+      return init
+    return lambda key, shape, dtype=jnp.float32: init(key, shape, dtype) / math.sqrt(fan_in)
+
+  def check(self, positions: Positions, pe_blocks=None) -> None:
+    """Raise a one-line ConfigError if this PE cannot serve these positions (trace time)."""
+    if self.needs == "coords" and positions.coords is None:
+      raise ConfigError("model.pe.name", type(self).__name__,
+                        "a PE that needs no coordinates: the task keeps token positions unknown")
+    if self.needs_grid and positions.grid_shape is None:
+      raise ConfigError("model.pe.name", type(self).__name__,
+                        "a PE that needs no token grid: the task's tokens have no grid_shape")
+
+  def __call__(self, positions: Positions, block_index: int,
+               x_BNW: jax.Array | None = None) -> PositionalTerms:
+    raise NotImplementedError
+
+
+COORDINATE_INPUTS = ("index", "coords")  # the values of a PE's field ``coordinates``
+
+
+def coordinate_input(positions: Positions, use: str):
+  """float[N, D]: the true coordinates (``use='coords'``) or the token index as 1-D coordinate."""
+  if use == "index":
+    return jnp.asarray(positions.index, jnp.float32)[:, None]
+  if positions.coords is None:
+    raise ConfigError("model.pe.name", "(coordinate PE)",
+                      "a PE that needs no coordinates: the task keeps token positions unknown")
+  return jnp.asarray(positions.coords, jnp.float32)
+
+
+def fixed_key(seed: int, block_index: int):
+  """A PRNG key for fixed (non-trained) random draws, per block."""
+  return jax.random.fold_in(jax.random.PRNGKey(seed), block_index)

@@ -11,8 +11,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from learnpe_jax.pe.base import PositionalTerms
-from learnpe_jax.pe.module import PositionalEncoding, coordinate_input
+from learnpe_jax.pe.base import PositionalEncoding, PositionalTerms, coordinate_input
 from learnpe_jax.pe.relative import (RelativeTable, auto_unit, pairwise_distance,
                                      relative_offsets)
 

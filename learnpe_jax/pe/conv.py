@@ -8,8 +8,7 @@ import flax.linen as nn
 import jax.numpy as jnp
 
 from learnpe_jax.errors import ConfigError
-from learnpe_jax.pe.base import NO_TERMS, PositionalTerms
-from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.base import NO_TERMS, PositionalEncoding, PositionalTerms
 
 
 class PEG(PositionalEncoding):

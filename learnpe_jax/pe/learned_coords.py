@@ -14,7 +14,7 @@ from typing import Any
 
 import flax.linen as nn
 
-from learnpe_jax.pe.module import PositionalEncoding
+from learnpe_jax.pe.base import PositionalEncoding
 from learnpe_jax.positions import Positions
 
 

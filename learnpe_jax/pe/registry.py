@@ -20,7 +20,7 @@ from learnpe_jax.errors import ConfigError
 from learnpe_jax.pe import (absolute, biases, conv, learned_coords, post_softmax, relative, rotary,
                             untied)
 from learnpe_jax.pe.initializers import INIT_FAMILIES
-from learnpe_jax.pe.module import COORDINATE_INPUTS, PositionalEncoding
+from learnpe_jax.pe.base import COORDINATE_INPUTS, PositionalEncoding
 from learnpe_jax.pe.placement import pe_block_indices
 
 # Fields every PE module has that come from the model, not from config.model.pe.

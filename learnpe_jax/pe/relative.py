@@ -24,9 +24,8 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from learnpe_jax.pe.base import PositionalTerms
+from learnpe_jax.pe.base import PositionalEncoding, PositionalTerms, coordinate_input
 from learnpe_jax.pe.features import gaussian_cdf_features, sinusoidal_features
-from learnpe_jax.pe.module import PositionalEncoding, coordinate_input
 
 BUCKETS = ("clip", "t5", "irpe")
 INDEX_METHODS = ("cross", "product", "euclidean", "quantization")

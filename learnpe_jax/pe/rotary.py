@@ -16,8 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from learnpe_jax.pe.base import PositionalTerms
-from learnpe_jax.pe.module import PositionalEncoding, coordinate_input, fixed_key
+from learnpe_jax.pe.base import PositionalEncoding, PositionalTerms, coordinate_input, fixed_key
 
 
 def rotate_pairs(x_BNHK, cos_NHF, sin_NHF, pairing: str = "interleaved", scale_NHF=None):

@@ -8,9 +8,8 @@ import math
 import flax.linen as nn
 import jax.numpy as jnp
 
-from learnpe_jax.pe.base import PositionalTerms
+from learnpe_jax.pe.base import PositionalEncoding, PositionalTerms
 from learnpe_jax.pe.biases import T5Bias
-from learnpe_jax.pe.module import PositionalEncoding
 from learnpe_jax.pe.relative import RelativeTable
 
 

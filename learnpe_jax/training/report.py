@@ -50,7 +50,9 @@ def evaluate_all(trainer, params, splits) -> list[dict]:
   return rows
 
 
-def summarize(trainer, state, init_pe: list[dict], final_pe: list[dict], config) -> dict:
+def run_summary(trainer, state, init_pe: list[dict], final_pe: list[dict], config) -> dict:
+  """The content of ``summary.json``: one record per model (σ, seed, scores, PE metrics at init and
+  at the end), the task and PE. (``seed_stats.summarize`` is the mean ± sd over seeds.)"""
   task = trainer.task
   params = state["models"]["params"]
   scores = evaluate_all(trainer, params, ("train",) + task.eval_sets)

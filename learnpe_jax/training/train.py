@@ -174,7 +174,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
   final_pe = [dict(a, **b) for a, b in zip(
       _per_model_pe_analysis(trainer, final_params, config),
       _per_model_pe_change(trainer, init_params, final_params, config), strict=True)]
-  summary = report.summarize(trainer, state, init_pe, final_pe, config)
+  summary = report.run_summary(trainer, state, init_pe, final_pe, config)
   if sharding.is_writer():
     write_json(wd.file("summary.json"), summary)
     wd.write_timing(timing(int(state["step"])))

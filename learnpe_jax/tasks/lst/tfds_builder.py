@@ -1,8 +1,8 @@
 """The LST as a tfds dataset: generated once per (generator, size, seed, split) and cached under a
 data dir.
 
-Generators: 'reveal' (``latin_square.generate``, the default; a stratified split), 'pluck'
-(puzzles made the companion code's way, ``latin_square.generate_pluck``; a plain split) and
+Generators: 'reveal' (``generate.generate``, the default; a stratified split), 'pluck'
+(puzzles made the companion code's way, ``generate.generate_pluck``; a plain split) and
 'companion' (the companion's own 9,000 shipped puzzles and its stratified split,
 ``companion``; nothing generated, the config ``companion``). A 'pluck' config's name ends in
 ``_pluck``; 'reveal' names are unchanged, so cached datasets stay valid.
