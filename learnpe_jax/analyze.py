@@ -86,13 +86,14 @@ def analyze(workdir: str, step=None, num_permutations: int = 1000,
          "layout's spread) over the true positions (open circles), one seed per σ"
          + (", coloured by network." if result.labels is not None else "."))
     if result.labels is not None:
-      names = getattr(run.task, "module_names", None) or getattr(run.task, "network_names", None)
-      save(plots.similarity_by_network(data, result.pe, result.labels, names, num_sigmas),
+      save(plots.similarity_by_network(data, result.pe, result.labels, run.task.module_names,
+                                       num_sigmas),
            "similarity_by_network.png",
            "PE block 0 cosine similarity with tokens ordered by network (module borders in "
            "black).")
-    if getattr(run.task, "fc", None) is not None:  # the brain's real data: FC-based figures
-      save(plots.fc_and_pe_similarity(data, result.pe, run.task.fc, result.labels, num_sigmas),
+    fc = run.task.extras.get("fc")
+    if fc is not None:  # the brain's real data: FC-based figures
+      save(plots.fc_and_pe_similarity(data, result.pe, fc, result.labels, num_sigmas),
            "fc_and_pe_similarity.png",
            "Group functional connectivity of the training data beside the PE block 0 cosine "
            "similarity (one seed per σ), regions ordered by FC community.")

@@ -218,3 +218,31 @@ def test_the_real_data(data_dir):
   assert out["fc"][names.index("Calcarine_L"), names.index("Calcarine_R")] > 0.7
   all94 = brain.load_hcp(hcp_config(data_dir, regions="all"))
   assert all94["train"].shape[-1] == 94
+
+
+def test_the_brain_task_declares_what_it_carries(tmp_path, fake_wheel):
+  """The FC, its communities' Q and names, the hemispheres and the region names are declared
+  fields of ``TaskData`` (``extras`` by the names of ``EXTRAS``, ``module_names``), and the PE
+  metrics read the functional measures from them."""
+  from learnpe_jax.measures.pe_metrics import pe_metrics
+  from learnpe_jax.tasks.base import EXTRAS
+  task = brain.load_task(ml_collections.ConfigDict({"data": hcp_config(tmp_path, fake_wheel)}))
+  assert set(task.extras) == {"region_names", "fc", "fc_modularity", "hemispheres"} <= set(EXTRAS)
+  assert task.module_names == tuple(f"FC{c + 1}" for c in range(task.modules.max() + 1))
+  assert task.extras["fc"].shape == (task.num_tokens,) * 2
+  vectors = np.random.default_rng(0).normal(size=(2, task.num_tokens, 8))
+  analysis = ml_collections.ConfigDict({"analysis": {"distance": "euclidean"}})
+  assert len(pe_metrics(vectors, task, analysis)["pe_rsa_fc_by_block"]) == 2
+
+
+def test_task_data_takes_only_declared_extras_and_kinds():
+  from learnpe_jax.positions import grid_positions
+  from learnpe_jax.tasks.base import KINDS, TaskData
+  make = lambda **kw: TaskData(name="t", train={}, test={}, positions=grid_positions((2, 2)),
+                               coords_known=True, num_outputs=1, level_names=("all",), **kw)
+  for kind in KINDS:
+    make(kind=kind)
+  with pytest.raises(ValueError, match="kind 'ranking'"):
+    make(kind="ranking")
+  with pytest.raises(ValueError, match=r"extras \['colour'\]: declare them"):
+    make(kind="regression", extras={"colour": 1})

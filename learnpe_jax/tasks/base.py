@@ -16,30 +16,48 @@ def generator_params(data_config, defaults: dict) -> dict:
   return {k: type(v)(data_config.get(k, v)) for k, v in defaults.items()}
 
 
+KINDS = ("classification", "regression", "sequence")  # TaskData.kind: training/objectives.py
+
+# Every name a task may put in ``TaskData.extras``, and what it holds (N tokens).
+EXTRAS = {
+    "region_names": "str[N]: the brain regions' names (the brain task)",
+    "fc": "float64[N, N]: group functional connectivity of the training data (brain, with an FC)",
+    "fc_modularity": "float: Newman's Q of the FC communities, which are ``modules`` (brain)",
+    "hemispheres": "int[N]: 0 left, 1 right (brain, with an FC)",
+}
+
+
 @dataclasses.dataclass
 class TaskData:
   """A task's data, resident in memory (and, for training, on device).
 
   Attributes:
     name: task name.
-    kind: 'classification' (integer ``target``, cross-entropy) or 'regression' (float ``target``).
+    kind: one of ``KINDS`` (``training/objectives.py``): 'classification' (integer ``target``
+      [S], cross-entropy), 'regression' (float ``target``, MSE on the ``loss_mask`` entries) or
+      'sequence' (integer ``target`` [S, N], next-token cross-entropy on the ``loss_mask`` tokens,
+      exact match; a causal decoder with readout 'tokens').
     train, test: dicts of arrays with a leading example axis: ``tokens`` float[S, N, F],
       ``target``, ``level`` int[S] (condition index, for per-level metrics), and optionally
       ``query_index`` int[S] (for the 'query' readout).
     positions: the *true* token positions (coords always set, for analysis).
     coords_known: whether the model may read ``positions.coords``.
-    num_outputs: classes (classification) or outputs per token (regression).
+    num_outputs: classes (classification), outputs per token (regression) or the vocabulary
+      (sequence).
     level_names: names of the ``level`` values.
     modules: optional int[N] ground-truth module labels of the tokens.
+    module_names: optional names of the module labels (``modules`` value c → ``module_names[c]``),
+      for the figures.
     target_variance: regression only: Var(target) of the test split, for R² = 1 − MSE / Var.
     extra_eval: further evaluation sets beside ``test``, by name (e.g. the LST's ``human``: the
       108 puzzles of the human experiment), each a dict of arrays like ``test``; every eval scores
       them and writes ``{name}_accuracy`` (or ``{name}_neg_mse``) and per level.
     pe_measures: optional PE measures of a task's own, ``f(vectors_BNW) -> dict`` of one model's
       per-block PE vectors; merged into the per-model PE metrics (``measures.pe_metrics``).
-    extras: what a task carries beyond these fields, by name: the brain task's functional
-      connectivity (``fc`` float64[N, N], with ``hemispheres`` int[N]) adds the PE's functional
-      measures to the per-model PE metrics (``measures.pe_metrics``).
+    extras: what a task carries beyond these fields, by name; only the names of ``EXTRAS``
+      (each with what it holds), so that every reader knows what it may find. The brain task's
+      functional connectivity (``fc``, with ``hemispheres``) adds the PE's functional measures to
+      the per-model PE metrics (``measures.pe_metrics``) and the FC figures of ``analyze``.
   """
 
   name: str
@@ -51,10 +69,18 @@ class TaskData:
   num_outputs: int
   level_names: tuple[str, ...]
   modules: np.ndarray | None = None
+  module_names: tuple[str, ...] | None = None
   target_variance: float | None = None
   extra_eval: dict[str, dict[str, np.ndarray]] = dataclasses.field(default_factory=dict)
   pe_measures: Callable[[np.ndarray], dict] | None = None
   extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+  def __post_init__(self):
+    if self.kind not in KINDS:
+      raise ValueError(f"TaskData.kind {self.kind!r}: one of {', '.join(KINDS)}")
+    unknown = sorted(set(self.extras) - set(EXTRAS))
+    if unknown:
+      raise ValueError(f"TaskData.extras {unknown}: declare them in tasks.base.EXTRAS")
 
   @property
   def num_tokens(self) -> int:

@@ -386,21 +386,17 @@ def load_task(config) -> TaskData:
                              d.get(f"max_{'test' if name in extra else name}_examples", 0))
             for name in ("train", "test") + extra}
   coords = raw["coords"]
-  extras = {}
+  # For the PE metrics, the figures and notebooks: region names, the group FC and its communities.
+  extras = {} if raw.get("names") is None else {"region_names": raw["names"]}
+  module_names = None
   if "fc" in raw:
-    extras = {"fc": np.asarray(raw["fc"], np.float64),
-              "hemispheres": np.asarray(raw["hemispheres"])}
-  task = TaskData(
+    extras.update(fc=np.asarray(raw["fc"], np.float64), fc_modularity=raw["fc_modularity"],
+                  hemispheres=np.asarray(raw["hemispheres"]))
+    module_names = tuple(f"FC{c + 1}" for c in range(int(raw["networks"].max()) + 1))
+  return TaskData(
       name="brain", kind="regression", train=splits["train"], test=splits["test"],
       positions=Positions(index=np.arange(len(coords), dtype=np.int32), coords=coords),
       coords_known=bool(d.get("coords_known", False)), num_outputs=1, level_names=("all",),
-      modules=raw["networks"], target_variance=target_variance(splits["test"]),
+      modules=raw["networks"], module_names=module_names,
+      target_variance=target_variance(splits["test"]),
       extra_eval={name: splits[name] for name in extra}, extras=extras)
-  # For the figures and notebooks: region names, the group FC and its communities' names.
-  task.region_names = raw.get("names")
-  task.fc = raw.get("fc")
-  if "fc" in raw:
-    task.module_names = tuple(f"FC{c + 1}" for c in range(int(raw["networks"].max()) + 1))
-    task.fc_modularity = raw["fc_modularity"]
-    task.hemispheres = raw["hemispheres"]
-  return task
