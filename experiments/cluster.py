@@ -14,7 +14,7 @@ import shlex
 
 from experiments.runner import Job
 from learnpe_jax import paths
-from learnpe_jax.run.workdir import atomic_write_text, write_json
+from learnpe_jax.run.workdir import write_json
 from learnpe_jax.training import report
 
 
@@ -94,7 +94,7 @@ def emit(jobs: list[Job], root: str, args) -> None:
     paths.makedirs(args.write_tpu)
     for i, vm in enumerate(vms):
       out = paths.join(args.write_tpu, f"tpu_vm_{i}.sh")
-      atomic_write_text(out, tpu_vm_script(vm, i, len(vms)))
+      paths.write_text(out, tpu_vm_script(vm, i, len(vms)))
       print(f"wrote {out} ({len(vm)} job(s))")
     print(f"start them (not run here): copy {args.write_tpu} into learnpe_jax/ on each VM (with the "
           "repository), set ZONE, then")
@@ -103,7 +103,7 @@ def emit(jobs: list[Job], root: str, args) -> None:
   if args.write_slurm:
     if paths.dirname(args.write_slurm):
       paths.makedirs(paths.dirname(args.write_slurm))
-    atomic_write_text(args.write_slurm, slurm_script(lines))
+    paths.write_text(args.write_slurm, slurm_script(lines))
     print(f"wrote {args.write_slurm} ({len(lines)} array task(s)); submit: sbatch {args.write_slurm}")
 
 
@@ -125,5 +125,5 @@ def gather(jobs: list[Job], root: str, table_dir: str | None = None) -> str:
   paths.makedirs(table_dir)
   write_json(paths.join(table_dir, "table.json"), rows)
   text = "\n".join(sections)
-  atomic_write_text(paths.join(table_dir, "table.md"), text)
+  paths.write_text(paths.join(table_dir, "table.md"), text)
   return text

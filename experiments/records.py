@@ -28,7 +28,6 @@ from typing import Callable, Iterable
 
 from experiments import runner
 from learnpe_jax import paths
-from learnpe_jax.run.workdir import atomic_write_text
 
 RECORDS, CURVES = "records.jsonl", "curves.jsonl"
 # The eval-row fields the training-curve figures draw (``analysis.plots.training_curves`` and
@@ -47,7 +46,7 @@ def _read_jsonl(path: str) -> list[dict]:
 
 def _write_jsonl(path: str, rows: Iterable[dict]) -> None:
   os.makedirs(os.path.dirname(path), exist_ok=True)
-  atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in rows))
+  paths.write_text(path, "".join(json.dumps(r) + "\n" for r in rows))
 
 
 def read(study_dir: str) -> list[dict]:

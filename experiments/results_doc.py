@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 
-from learnpe_jax.run.workdir import atomic_write_text
+from learnpe_jax import paths
 
 RESULTS_HEAD = """# Results: the study's claims, re-measured with learnpe_jax
 
@@ -74,7 +74,7 @@ def splice(path: str, name: str, section: str, append: bool = True) -> None:
     text = text.rstrip("\n") + "\n\n" + section
   else:
     raise ValueError(f"{path} has no {start} … {end.strip()} markers")
-  atomic_write_text(path, text)
+  paths.write_text(path, text)
 
 
 def splice_results_section(name: str, results_dir: str, path: str) -> None:
@@ -97,5 +97,5 @@ def write_results(sections: list[tuple[str, str, str]], path: str, results_dir: 
     body.append(text.replace("](figure.png)", f"]({figure})"))
   body += [s for s in (results_section(n, results_dir, path) for n in OTHER_RESULTS) if s]
   text = RESULTS_HEAD + "\n" + "\n".join(summary) + "\n\n" + "\n".join(body)
-  atomic_write_text(path, text)
+  paths.write_text(path, text)
   return text

@@ -27,7 +27,8 @@ from typing import Callable
 from experiments import REPO, RESULTS_DIR, RESULTS_MD, cluster, records, runner
 from experiments.results_doc import splice_results_section
 from experiments.runner import Job
-from learnpe_jax.run.workdir import atomic_write_text, write_json
+from learnpe_jax import paths
+from learnpe_jax.run.workdir import write_json
 from learnpe_jax.seed_stats import format_mean_sd
 
 
@@ -87,7 +88,7 @@ class Study:
     """Write ``table.md`` (and ``table.json``), then the study's RESULTS.md section (for the
     repo's own results folder only); returns the markdown."""
     os.makedirs(self.dir, exist_ok=True)
-    atomic_write_text(os.path.join(self.dir, "table.md"), markdown)
+    paths.write_text(os.path.join(self.dir, "table.md"), markdown)
     if table is not None:
       write_json(os.path.join(self.dir, "table.json"), json.loads(json.dumps(table, default=str)))
     if splice and self.results_dir == RESULTS_DIR:

@@ -76,7 +76,7 @@ def test_results_md_claims_part_is_the_publish_steps(monkeypatch):
     text = f.read()
   first_other = min(text.index(f"<!-- {n} -->") for n in results_doc.OTHER_RESULTS
                     if f"<!-- {n} -->" in text)
-  monkeypatch.setattr(results_doc, "atomic_write_text", lambda path, text: None)  # read only
+  monkeypatch.setattr(results_doc.paths, "write_text", lambda path, text: None)  # read only
   made = results_doc.write_results(sections, RESULTS_MD, RESULTS_DIR)
   assert text[:first_other] == made[:first_other]
 

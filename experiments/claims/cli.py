@@ -57,7 +57,8 @@ def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_D
   """Write ``<results_dir>/<name>/{table.md,table.json,figure.png}``; return the markdown. With
   ``rejudge`` the table comes from the kept ``table.json`` instead of the runs, and keeps the
   command that made it."""
-  from learnpe_jax.run.workdir import atomic_write_text, write_json
+  from learnpe_jax import paths
+  from learnpe_jax.run.workdir import write_json
   out = os.path.join(results_dir, claim.name)
   os.makedirs(out, exist_ok=True)
   if rejudge:
@@ -76,7 +77,7 @@ def tabulate(claim: Claim, root: str, command: str, results_dir: str = RESULTS_D
   verdict, judged = judge(claim, table)
   claim.figure(table, os.path.join(out, "figure.png"))
   text = markdown(table, command, verdict, "figure.png", judged)
-  atomic_write_text(os.path.join(out, "table.md"), text)
+  paths.write_text(os.path.join(out, "table.md"), text)
   write_json(os.path.join(out, "table.json"), table_json(claim, command, verdict, judged, table))
   return text
 

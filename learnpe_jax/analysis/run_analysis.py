@@ -57,7 +57,6 @@ class RunAnalysis:
   """``analysis.json`` content plus the arrays the figures need."""
   data: dict
   pe: np.ndarray | None        # float[M, blocks, N, W] at the checkpoint
-  pe_init: np.ndarray | None   # float[M, blocks, N, W] at init
   coords: np.ndarray           # float[N, D] true coordinates
   labels: np.ndarray | None    # int[N] module labels
 
@@ -93,7 +92,7 @@ def analyze_run(run, settings: Settings | None = None) -> RunAnalysis:
                           else list(task.positions.grid_shape)),
               settings=dataclasses.asdict(settings), distance=config.analysis.distance)
   data["by_sigma"] = aggregate(data)
-  return RunAnalysis(data, pe, pe0, coords, labels)
+  return RunAnalysis(data, pe, coords, labels)
 
 
 def aggregate(data: dict) -> list[dict]:

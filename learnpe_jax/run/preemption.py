@@ -31,7 +31,6 @@ class Preempted(Exception):
 
 class StopFlag:
   requested = False
-  signal_name = ""
 
 
 @contextlib.contextmanager
@@ -43,9 +42,8 @@ def sigterm_sets_flag():
     return
 
   def handler(signum, frame):
-    del frame
+    del signum, frame
     flag.requested = True
-    flag.signal_name = signal.Signals(signum).name
 
   previous = signal.signal(signal.SIGTERM, handler)
   try:

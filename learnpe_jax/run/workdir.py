@@ -53,12 +53,6 @@ def with_added_fields(config_dict: dict) -> dict:
   return out
 
 
-def atomic_write_text(path: str, text: str) -> None:
-  """Write ``text`` to ``path`` (local or URI) so that a reader sees the old file or the new one,
-  never half (``paths.write_text``)."""
-  paths.write_text(path, text)
-
-
 def json_safe(obj):
   """NaN/Inf → None, so files stay strict JSON."""
   if isinstance(obj, float) and not math.isfinite(obj):
@@ -71,7 +65,7 @@ def json_safe(obj):
 
 
 def write_json(path: str, obj) -> None:
-  atomic_write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n")
+  paths.write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n")
 
 
 def _flatten(d, prefix=""):
@@ -179,7 +173,7 @@ class Workdir:
     if not self.writer:
       return
     rows = [r for r in self.read_metrics() if r["step"] <= last_step]
-    atomic_write_text(self.file("metrics.jsonl"), "".join(json.dumps(r) + "\n" for r in rows))
+    paths.write_text(self.file("metrics.jsonl"), "".join(json.dumps(r) + "\n" for r in rows))
 
   def append_metrics(self, rows: list[dict]) -> None:
     if not self.writer:

@@ -31,7 +31,6 @@ from learnpe_jax.errors import DataError
 
 NUM_CORTEX_LEFT = 29696   # left-cortex grayordinates of the standard 91282-grayordinate space
 NUM_CORTEX = 59412        # left + right cortex
-NUM_GRAYORDINATES = 91282
 MESH_VERTICES = 32492     # vertices per hemisphere of the 32k_fs_LR mesh
 
 
@@ -44,8 +43,7 @@ class Atlas:
     coords: float[N, 3] parcel centroids in mm.
     networks: int[N] network index 0..K−1 of each parcel.
     network_names: the K network names.
-    parcel_ids: int[N] the parcellation's ids of the parcels (values of ``grayordinate_parcel``).
-    grayordinate_parcel: int[91282] parcel id of each grayordinate (0: none).
+    parcel_ids: int[N] the parcellation's ids of the parcels (values of ``vertex_parcel``).
     vertex_parcel: {'CIFTI_STRUCTURE_CORTEX_LEFT'|'…_RIGHT': int[32492]} parcel id of each mesh
       vertex (0: medial wall), for CIFTI files whose brain models list their own vertices.
   """
@@ -55,7 +53,6 @@ class Atlas:
   networks: np.ndarray
   network_names: tuple[str, ...]
   parcel_ids: np.ndarray
-  grayordinate_parcel: np.ndarray
   vertex_parcel: dict
 
   @property
@@ -111,6 +108,4 @@ def load_atlas(data_dir: str | None = None) -> Atlas:
     vertex_parcel[struct] = vp
   return Atlas(names=np.array([label_of[k] for k in ids]), coords=coords.astype(np.float32),
                networks=np.array(nets, np.int32) - 1, network_names=net_names,
-               parcel_ids=ids.astype(np.int64),
-               grayordinate_parcel=np.asarray(mmp["map_all"]).astype(np.int64),
-               vertex_parcel=vertex_parcel)
+               parcel_ids=ids.astype(np.int64), vertex_parcel=vertex_parcel)
