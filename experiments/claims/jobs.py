@@ -14,7 +14,6 @@ from __future__ import annotations
 from experiments.claims.spec import SEEDS, ClaimJob
 
 LST_SIGMAS = (0.01, 0.1, 0.3, 1.0, 3.0)
-FIXED = (("sweep.pe_init_scale", (1.0,)),)  # fixed PEs: σ scales nothing
 
 
 def lst_pe(pe: str, label: str, sigmas=None, scrambled: bool = False, name: str = "",
