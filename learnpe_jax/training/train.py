@@ -51,23 +51,26 @@ def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
   return out
 
 
-def _per_model_pe_change(trainer: Trainer, init_params, final_params, config) -> list[dict]:
+def _per_model_pe_change(trainer: Trainer, init_vectors, final_params, config) -> list[dict]:
   """Per model: ``pe_change`` (``measures.grid_change``: the PE's RSAs at init and at the end,
-  paired, its movement and Mantel p) for PEs that add vectors; empty for the others."""
-  init, final = trainer.pe_vectors(init_params), trainer.pe_vectors(final_params)
-  if init is None:
+  paired, its movement and Mantel p) for PEs that add vectors (``init_vectors``: their vectors at
+  init, on the host); empty for the others."""
+  if init_vectors is None:
     return [{} for _ in range(trainer.axis.size)]
+  init, final = init_vectors, trainer.pe_vectors(final_params)
   coords = np.asarray(trainer.task.positions.coords)
   readout_cell = trainer.task.num_tokens - 1 if config.model.readout == "last" else None
   return [{"pe_change": pe_change(f, i, coords, readout_cell, config.analysis.distance)}
-          for f, i in zip(sharding.to_host(final), sharding.to_host(init), strict=True)]
+          for f, i in zip(sharding.to_host(final), init, strict=True)]
 
 
-def _eval_rows(trainer: Trainer, state, train_metrics, config) -> list[dict]:
-  """One metrics.jsonl row per model at the current step."""
+def _eval_rows(trainer: Trainer, state, train_metrics, config, pe=None) -> list[dict]:
+  """One metrics.jsonl row per model at the current step (``pe``: the rows' PE measures when
+  already computed for these parameters)."""
   step = int(state["step"])
   scores = report.evaluate_all(trainer, state["models"]["params"], trainer.task.eval_sets)
-  pe = _per_model_pe_analysis(trainer, state["models"]["params"], config)
+  if pe is None:
+    pe = _per_model_pe_analysis(trainer, state["models"]["params"], config)
   diverged = sharding.to_host(state["models"]["diverged_step"])
   rows = []
   for i, rec in enumerate(trainer.axis.records):
@@ -109,6 +112,11 @@ def train_and_evaluate(config, workdir: str) -> dict:
   trainer = Trainer(config, task, axis)
   t0 = time.time()
   state = trainer.init()
+  # The one init: what the summary needs of the models at init is taken now, as training donates
+  # the state's buffers (and a restored run continues from its checkpoint instead).
+  init_pe = _per_model_pe_analysis(trainer, state["models"]["params"], config)
+  init_vectors = trainer.pe_vectors(state["models"]["params"])
+  init_vectors = None if init_vectors is None else sharding.to_host(init_vectors)
   ckpt = Checkpointer(wd.file("checkpoints"))
   restored = ckpt.restore_latest(state)
   wd.record_config(config_dict)
@@ -127,11 +135,9 @@ def train_and_evaluate(config, workdir: str) -> dict:
     wd.truncate_metrics(int(state["step"]))
   else:
     wd.truncate_metrics(-1)
-    rows = _eval_rows(trainer, state, None, config)
+    rows = _eval_rows(trainer, state, None, config, pe=init_pe)
     wd.append_metrics(rows)
     tensorboard.write_rows(board, rows)
-  init_params = trainer.init()["models"]["params"]
-  init_pe = _per_model_pe_analysis(trainer, init_params, config)
 
   c = config.train
   compiled_at, steps_timed, t_timed = None, 0, 0.0
@@ -173,7 +179,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
   final_params = state["models"]["params"]
   final_pe = [dict(a, **b) for a, b in zip(
       _per_model_pe_analysis(trainer, final_params, config),
-      _per_model_pe_change(trainer, init_params, final_params, config), strict=True)]
+      _per_model_pe_change(trainer, init_vectors, final_params, config), strict=True)]
   summary = report.run_summary(trainer, state, init_pe, final_pe, config)
   if sharding.is_writer():
     write_json(wd.file("summary.json"), summary)
