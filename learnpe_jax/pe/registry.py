@@ -24,13 +24,21 @@ from learnpe_jax.pe.base import COORDINATE_INPUTS, PositionalEncoding
 from learnpe_jax.pe.placement import pe_block_indices
 
 # Fields every PE module has that come from the model, not from config.model.pe.
-_MODEL_FIELDS = ("width", "num_heads", "num_tokens", "init_scale", "parent", "name")
+# ``dtype`` and ``param_dtype`` (the rotary family's) come from ``make``'s arguments, as the
+# model's dtype, never from a config.
+_MODEL_FIELDS = ("width", "num_heads", "num_tokens", "init_scale", "parent", "name", "dtype",
+                 "param_dtype")
 # Config keys that differ from the module field they set: config key → module field. The
 # initializer family was the module field ``init`` until it shadowed ``nn.Module.init``; configs,
 # recorded runs (their config.json) and command-line overrides keep the key ``model.pe.init``.
 # ``pe_kwargs`` (and so ``make``) takes either spelling.
 CONFIG_KEYS = {"init": "init_family"}
 _KEY_OF_FIELD = {field: key for key, field in CONFIG_KEYS.items()}
+
+
+def _takes_dtype(module) -> bool:
+  """Whether PE class ``module`` has the fields ``dtype`` and ``param_dtype`` (the rotary family)."""
+  return "dtype" in module.__dataclass_fields__
 
 
 def _config_spelling(fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -236,7 +244,7 @@ def inner_spec(name) -> PESpec:
 
 
 def make(name: str, /, *, width: int, num_heads: int, num_tokens: int, init_scale: Any = 1.0,
-         **fields) -> PositionalEncoding:
+         dtype: Any = None, param_dtype: Any = None, **fields) -> PositionalEncoding:
   """PE ``name`` of the catalogue as a Flax module, from plain keyword arguments.
 
   Args:
@@ -246,6 +254,11 @@ def make(name: str, /, *, width: int, num_heads: int, num_tokens: int, init_scal
     num_tokens: N, the tokens per example (the rows of learned tables; indices must be < N).
     init_scale: σ, which multiplies the unit-scale draw of the PE's learnable parameters (docs/
       design.md, "σ, a per-model array"); may be a traced scalar. Fixed PEs ignore it.
+    dtype: the rotary family's computation dtype (e.g. ``jnp.bfloat16``): q and k are rotated and
+      returned in it, the angles staying float32. None: q's and k's own dtype.
+    param_dtype: the dtype of the rotary family's learnable frequencies (default float32).
+      Other PEs take neither (a ValueError); their ``add`` term keeps a bf16 residual bf16 through
+      ``terms.add_to(x)``.
     **fields: the PE's own fields (``get_spec(name).config_fields()``, e.g. ``init_family``,
       ``max_distance``); the rest keep their registered defaults. Unknown fields, and fields that
       the name fixes, raise a one-line ``ConfigError`` (a ValueError).
@@ -260,6 +273,14 @@ def make(name: str, /, *, width: int, num_heads: int, num_tokens: int, init_scal
   kwargs = _fields_to_kwargs(name, fields)
   model_fields = dict(width=width, num_heads=num_heads, num_tokens=num_tokens,
                       init_scale=init_scale)
+  for key, value in (("dtype", dtype), ("param_dtype", param_dtype)):
+    if value is not None:
+      if not _takes_dtype(spec.module):
+        takes = ", ".join(n for n, s in REGISTRY.items() if _takes_dtype(s.module))
+        raise ValueError(f"make({name!r}, {key}={value!r}): PE {name!r} takes no {key} (its "
+                         f"terms take your model's dtype where they are used: terms.add_to(x), "
+                         f"attend_with_terms(..., dtype=)); the PEs that take one: {takes}")
+      kwargs[key] = value
   if "inner" in kwargs:
     inner = inner_spec(kwargs["inner"])
     inner_fields = {**_module_spelling(inner.config_fields()),

@@ -5,17 +5,32 @@ One core serves every variant: pairs of head dimensions (q_2f, q_2f+1) are rotat
 q̃_n · k̃_m = q_n · R(θ(x_m) − θ(x_n)) k_m depends on x only through x_m − x_n. The variants differ in
 the frequency tensor ω [H, F, D] (1-D, axial, mixed, grid-cell), the fraction of dimensions rotated,
 the pairing of dimensions, and xPos's extra scaling.
+
+Context extension (``pe/rope_scaling.py``): the fields ``rope_scaling`` (none, linear, ntk,
+dynamic_ntk, yarn, llama3, longrope), ``rope_scaling_factor``, ``original_max_positions`` and the
+methods' own parameters replace RoPE's frequencies ω_f = base^(−2f/d) by the method's ω'_f on every
+PE whose frequencies are RoPE's (rope, rope_partial, rope_axial, xpos, rope_high_freq, rope_mixed's
+magnitudes, complex_rel's init); YaRN's and LongRoPE's attention factor multiplies the rotated
+dims of q and k. ``grid_pe`` has no RoPE frequencies and refuses them. 'none' (the default) runs
+none of it.
+
+Dtypes: the angles θ are always float32 (positions and frequencies cast to float32, the
+contraction at full precision on every backend), cos θ and sin θ are cast to the computation dtype
+(the field ``dtype``; None: the dtype of q and k), and the rotated q, k come back in that dtype, xPos
+scales included. Learnable frequencies are stored in ``param_dtype``.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from learnpe_jax.pe import rope_scaling as scaling_lib
 from learnpe_jax.pe.base import PositionalEncoding, PositionalTerms, coordinate_input, fixed_key
 
 
@@ -23,7 +38,8 @@ def rotate_pairs(x_BNHK, cos_NHF, sin_NHF, pairing: str = "interleaved", scale_N
   """Rotate the first 2F dims of x in pairs by the angles whose cos/sin are given.
 
   pairing 'interleaved' pairs (2f, 2f+1) (RoPE); 'half' pairs (f, f+F) (real/imaginary halves).
-  ``scale_NHF`` multiplies both dims of pair f (xPos). Dims beyond 2F pass through unchanged.
+  ``scale_NHF`` multiplies both dims of pair f (xPos; YaRN's attention factor). Dims beyond 2F pass
+  through unchanged. cos, sin and the scale are cast to x's dtype, so the result has x's dtype.
   """
   f = cos_NHF.shape[-1]
   rot, rest = x_BNHK[..., :2 * f], x_BNHK[..., 2 * f:]
@@ -34,6 +50,7 @@ def rotate_pairs(x_BNHK, cos_NHF, sin_NHF, pairing: str = "interleaved", scale_N
   cos, sin = cos_NHF.astype(x_BNHK.dtype), sin_NHF.astype(x_BNHK.dtype)
   y1, y2 = x1 * cos - x2 * sin, x1 * sin + x2 * cos
   if scale_NHF is not None:
+    scale_NHF = scale_NHF.astype(x_BNHK.dtype)
     y1, y2 = y1 * scale_NHF, y2 * scale_NHF
   if pairing == "interleaved":
     rot = jnp.stack([y1, y2], -1).reshape(rot.shape)
@@ -42,10 +59,15 @@ def rotate_pairs(x_BNHK, cos_NHF, sin_NHF, pairing: str = "interleaved", scale_N
   return jnp.concatenate([rot, rest], -1)
 
 
-def rotary_terms(angles_NHF, pairing="interleaved", q_scale_NHF=None, k_scale_NHF=None):
+def rotary_terms(angles_NHF, pairing="interleaved", q_scale_NHF=None, k_scale_NHF=None,
+                 dtype=None):
+  """``PositionalTerms`` whose ``rotate`` turns q, k by ``angles_NHF`` (cos/sin taken in the angles'
+  dtype, float32 in the catalogue). ``dtype``: q and k are cast to it first (None: kept)."""
   cos, sin = jnp.cos(angles_NHF), jnp.sin(angles_NHF)
 
   def rotate(q_BNHK, k_BNHK):
+    if dtype is not None:
+      q_BNHK, k_BNHK = q_BNHK.astype(dtype), k_BNHK.astype(dtype)
     return (rotate_pairs(q_BNHK, cos, sin, pairing, q_scale_NHF),
             rotate_pairs(k_BNHK, cos, sin, pairing, k_scale_NHF))
 
@@ -68,15 +90,40 @@ class Rotary(PositionalEncoding):
   q̃_n = R(n ω) q_n, k̃_m = R(m ω) k_m on the first 2F = fraction·Dh dims (pairs (2f, 2f+1)),
   ω_f = base^(−2f/2F); logits depend only on m − n. ``coordinates='coords'`` with ``axial``
   frequencies gives axial N-D RoPE. Fixed.
+
+  Context extension: ``rope_scaling`` and the fields after it (``RopeScaling`` in
+  pe/rope_scaling.py, which gives each method's paper and formula): ``rope_scaling_factor`` s,
+  ``original_max_positions`` L₀ (0: ``num_tokens``), ``attention_factor`` (YaRN, LongRoPE; 0: the
+  paper's), ``beta_fast``/``beta_slow`` (YaRN), ``low_freq_factor``/``high_freq_factor`` (Llama
+  3.1), ``short_factors``/``long_factors`` (LongRoPE, one per rotated pair of an axis).
+  ``dtype``: the computation dtype of the rotation (None: q's and k's); ``param_dtype``: of
+  learnable frequencies. Neither is a config field (the model's dtype is).
   """
 
   coordinates: str = "index"
   base: float = 10000.0
   fraction: float = 1.0       # fraction of each head's dims that are rotated (partial RoPE)
   pairing: str = "interleaved"
+  rope_scaling: str = "none"  # context extension: one of rope_scaling.METHODS
+  rope_scaling_factor: float = 1.0
+  original_max_positions: int = 0
+  attention_factor: float = 0.0
+  beta_fast: float = 32.0
+  beta_slow: float = 1.0
+  low_freq_factor: float = 1.0
+  high_freq_factor: float = 4.0
+  short_factors: tuple = ()
+  long_factors: tuple = ()
+  dtype: Any = None
+  param_dtype: Any = jnp.float32
 
   mechanism = "rotate"
   paper = "Su et al. 2021 (2104.09864)"
+
+  def __post_init__(self):
+    super().__post_init__()
+    if self.rope_scaling != "none":
+      self.scaling()  # a one-line ValueError for an unknown method or a missing L₀, at make
 
   def num_pairs(self) -> int:
     pairs = int(self.head_dim * self.fraction) // 2
@@ -84,10 +131,30 @@ class Rotary(PositionalEncoding):
       raise ValueError(f"fraction={self.fraction} of head dim {self.head_dim} rotates no pair")
     return pairs
 
+  def scaling(self) -> scaling_lib.RopeScaling:
+    """The context-extension setting of this PE's fields (``pe/rope_scaling.py``)."""
+    return scaling_lib.RopeScaling(
+        method=self.rope_scaling, factor=self.rope_scaling_factor,
+        original_max_positions=self.original_max_positions or self.num_tokens,
+        attention_factor=self.attention_factor, beta_fast=self.beta_fast,
+        beta_slow=self.beta_slow, low_freq_factor=self.low_freq_factor,
+        high_freq_factor=self.high_freq_factor, short_factors=tuple(self.short_factors),
+        long_factors=tuple(self.long_factors))
+
+  def rope_frequencies(self, x_ND, num_pairs=None, base=None):
+    """RoPE's axial ω [F, D] (``axial_frequencies``), or with ``rope_scaling`` its ω' (float32;
+    the length-dependent methods read the current extent of each axis of ``x_ND``)."""
+    num_pairs = self.num_pairs() if num_pairs is None else num_pairs
+    base = self.base if base is None else base
+    if self.rope_scaling == "none":
+      return jnp.asarray(axial_frequencies(num_pairs, x_ND.shape[-1], base))
+    extent_D = x_ND.max(0) + 1.0
+    return scaling_lib.scaled_axial_frequencies(self.scaling(), num_pairs, base, extent_D)
+
   def frequencies(self, x_ND, block_index):
     """ω [H, F, D]."""
-    omega = axial_frequencies(self.num_pairs(), x_ND.shape[-1], self.base)
-    return jnp.broadcast_to(jnp.asarray(omega), (self.num_heads,) + omega.shape)
+    omega = self.rope_frequencies(x_ND)
+    return jnp.broadcast_to(omega, (self.num_heads,) + omega.shape)
 
   def scales(self, x_ND, omega_HFD):
     """(q_scale, k_scale) [N, H, F] or (None, None)."""
@@ -95,10 +162,15 @@ class Rotary(PositionalEncoding):
 
   def __call__(self, positions, block_index, x_BNW=None):
     x_ND = coordinate_input(positions, self.coordinates)
-    omega_HFD = self.frequencies(x_ND, block_index)
-    angles_NHF = jnp.einsum("nd,hfd->nhf", x_ND, omega_HFD)
+    omega_HFD = self.frequencies(x_ND, block_index).astype(jnp.float32)
+    angles_NHF = jnp.einsum("nd,hfd->nhf", x_ND, omega_HFD, precision=jax.lax.Precision.HIGHEST)
     q_scale, k_scale = self.scales(x_ND, omega_HFD)
-    return rotary_terms(angles_NHF, self.pairing, q_scale, k_scale)
+    mscale = self.scaling().mscale() if self.rope_scaling != "none" else 1.0
+    if mscale != 1.0:  # YaRN / LongRoPE: q and k (their rotated dims) × m, the logits × m²
+      ones = jnp.ones(angles_NHF.shape, jnp.float32)
+      q_scale = mscale * (ones if q_scale is None else q_scale)
+      k_scale = mscale * (ones if k_scale is None else k_scale)
+    return rotary_terms(angles_NHF, self.pairing, q_scale, k_scale, self.dtype)
 
 
 class AxialRotary(Rotary):
@@ -178,9 +250,13 @@ class MixedRotary(Rotary):
     f, d, h = self.num_pairs(), x_ND.shape[-1], self.num_heads
     u = jax.random.normal(fixed_key(self.seed, block_index), (h, f, d))
     u = u / jnp.linalg.norm(u, axis=-1, keepdims=True)
-    theta = self.base ** (-jnp.arange(f, dtype=jnp.float32) / f)
-    delta = self.param(f"freq_delta_{block_index}", self.scaled_init(), (h, f, d))
-    return theta[None, :, None] * (u + delta)
+    if self.rope_scaling == "none":
+      theta = self.base ** (-jnp.arange(f, dtype=jnp.float32) / f)
+    else:  # the magnitudes are 1-D RoPE's over all F pairs: scaled as one axis of 2F dims
+      theta = self.rope_frequencies(x_ND.max(-1, keepdims=True), f)[:, 0]
+    delta = self.param(f"freq_delta_{block_index}", self.scaled_init(), (h, f, d),
+                       self.param_dtype)
+    return theta[None, :, None] * (u + delta.astype(jnp.float32))
 
 
 def simplex_directions(num_axes: int) -> np.ndarray:
@@ -212,6 +288,10 @@ class GridCellRotary(Rotary):
   paper = "Li et al. 2024 (2406.07049)"
 
   def frequencies(self, x_ND, block_index):
+    if self.rope_scaling != "none":
+      raise ValueError(f"grid_pe has no RoPE frequencies to scale: rope_scaling="
+                       f"{self.rope_scaling!r} is for rope, rope_partial, rope_axial, xpos, "
+                       f"rope_high_freq, rope_mixed, complex_rel")
     d = x_ND.shape[-1]
     dirs = simplex_directions(d)
     f = self.num_pairs()
@@ -241,7 +321,7 @@ class ComplexRotary(Rotary):
     return Rotary.__call__(self, positions, block_index, x_BNW)
 
   def frequencies(self, x_ND, block_index):
-    omega = jnp.asarray(axial_frequencies(self.num_pairs(), x_ND.shape[-1], self.base))
+    omega = self.rope_frequencies(x_ND)
     delta = self.param(f"log_freq_delta_{block_index}", self.scaled_init(),
-                       (self.num_heads,) + omega.shape)
-    return omega[None] * jnp.exp(delta)
+                       (self.num_heads,) + omega.shape, self.param_dtype)
+    return omega[None] * jnp.exp(delta.astype(jnp.float32))
