@@ -81,6 +81,13 @@ class PositionalTerms:
   pos_logits: jax.Array | None = None
   content_logits: bool = flax.struct.field(pytree_node=False, default=True)
 
+  def add_to(self, x_BNW: jax.Array) -> jax.Array:
+    """x + ``add`` in x's dtype (x itself when ``add`` is None): a bf16 residual stream stays bf16
+    (``x + add`` would promote it to the float32 of most PEs' tables and sinusoids)."""
+    if self.add is None:
+      return x_BNW
+    return x_BNW + self.add.astype(x_BNW.dtype)
+
 
 NO_TERMS = PositionalTerms()
 

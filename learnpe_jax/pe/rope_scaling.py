@@ -3,21 +3,22 @@
 
 RoPE rotates pair f of a head by the angle n·ω_f, ω_f = base^(−2f/d) (f = 0 … d/2 − 1, d the
 rotated dims of one axis, ``Rotary.fraction`` · head dim split over the axes). Each method below
-replaces ω_f by ω'_f (and a few multiply q and k by an attention factor m, i.e. the logits by m²);
-``s`` is ``factor``, ``L₀`` = ``original_max_positions``, L = the current length (largest position
-+ 1), λ_f = 2π/ω_f the wavelength of pair f:
+replaces ω_f by ω'_f, and YaRN and LongRoPE multiply the rotated dims of q and k by an attention
+factor m (the logits by m² under full RoPE; as ``transformers`` does, which multiplies cos and sin,
+the unrotated dims of partial RoPE are left alone). ``s`` is ``factor``, ``L₀`` =
+``original_max_positions``, L = the current length (largest position + 1), λ_f = 2π/ω_f the
+wavelength of pair f:
 
-=============  ============================================================================  ======
-method         ω'_f                                                                          m
-=============  ============================================================================  ======
-none           ω_f                                                                           1
-linear         ω_f / s  (position interpolation, Chen et al. 2023, 2306.15595)               1
-ntk            base' = base · s^(d/(d−2)), ω'_f = base'^(−2f/d)  (NTK-aware, bloc97 2023)     1
-dynamic_ntk    as ntk with s replaced by  s·max(L, L₀)/L₀ − (s − 1)  (Code Llama / HF)        1
-yarn           (1 − γ_f) ω_f/s + γ_f ω_f, γ_f a ramp over the dims (Peng et al. 2023)        0.1 ln s + 1
-llama3         ω_f if λ_f < L₀/high; ω_f/s if λ_f > L₀/low; else a smooth blend (Llama 3.1)  1
-longrope       ω_f / r_f, r_f = short_factors (L ≤ L₀) or long_factors (L > L₀) (Ding 2024)  √(1 + ln s / ln L₀)
-=============  ============================================================================  ======
+* none: ω_f, m = 1.
+* linear (position interpolation, Chen et al. 2023, 2306.15595): ω_f / s.
+* ntk (NTK-aware, bloc97 2023; YaRN §3.1): base' = base · s^(d/(d−2)), ω'_f = base'^(−2f/d).
+* dynamic_ntk (emozilla 2023; Code Llama; ``transformers``' 'dynamic'): ntk with s replaced by
+  s·max(L, L₀)/L₀ − (s − 1), so plain RoPE up to L₀.
+* yarn (Peng et al. 2023, 2309.00071): (1 − γ_f) ω_f/s + γ_f ω_f, γ_f a ramp from 1 (pairs turning
+  more than β = 32 times over L₀) to 0 (fewer than α = 1 times); m = 0.1 ln s + 1.
+* llama3 (Llama 3.1, 2407.21783): ω_f if λ_f < L₀/high, ω_f/s if λ_f > L₀/low, a blend between.
+* longrope (Ding et al. 2024, 2402.13753): ω_f / r_f, r_f = ``short_factors`` (L ≤ L₀) or
+  ``long_factors`` (L > L₀), one per pair; m = √(1 + ln s / ln L₀).
 
 Every formula follows the paper and, where the paper leaves a choice, the reference code in
 Hugging Face ``transformers.modeling_rope_utils`` (``tests/test_rope_scaling.py`` compares them
@@ -84,7 +85,7 @@ class RopeScaling:
                        f"low_freq_factor={self.low_freq_factor}")
 
   def mscale(self) -> float:
-    """m, the factor on q and k (logits × m²): YaRN's √(1/t) = 0.1 ln s + 1 (Peng et al. 2023,
+    """m, the factor on q's and k's rotated dims (logits × m² under full RoPE): YaRN's √(1/t) = 0.1 ln s + 1 (Peng et al. 2023,
     eq. 22; 1 for s ≤ 1), LongRoPE's √(1 + ln s / ln L₀) (Ding et al. 2024; 1 for s ≤ 1), or
     ``attention_factor`` when set; 1 for every other method."""
     if self.method not in ("yarn", "longrope"):

@@ -191,7 +191,8 @@ class XPos(Rotary):
   RoPE on the index, plus per-pair scaling: q̃_n = ζ_f^{n/γ} R(nω) q_n, k̃_m = ζ_f^{−m/γ} R(mω) k_m,
   ζ_f = (2f/2F + ζ₀)/(1 + ζ₀) (ζ₀ = ``zeta0``, γ = ``scale_base``), so logits carry ζ_f^{(n−m)/γ}:
   still a function of the offset only. Designed for causal decoders (decay with distance); in a
-  bidirectional encoder it is asymmetric. Fixed.
+  bidirectional encoder it is asymmetric. Fixed. ``rope_scaling`` scales the rotation only: the
+  decay keeps reading the raw position (a larger ``scale_base`` stretches it).
   """
 
   scale_base: float = 512.0
