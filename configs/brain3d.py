@@ -20,8 +20,7 @@ Variants (comma-separated, combinable):
   next_step  next-step prediction instead of masked-region reconstruction.
   paper      a study-scale GPU/TPU job (not run here): width 160, 4 blocks, lr 1e-3, batch 32,
              50k steps, the companion's 20 σ × 15 seeds, all models in one vmap.
-  pe=NAME    another PE from the catalogue (coordinate PEs need data.coords_known=True); the same
-             as ``--config.model.pe.name=NAME``.
+  pe=NAME    another PE from the catalogue (coordinate PEs need data.coords_known=True).
 """
 
 import ml_collections

@@ -5,7 +5,8 @@ Configs are plain data: they import ml_collections and plain constants only (no 
 registry; ``tests/test_plain_configs.py``). ``config.model.pe`` is the PE's ``name`` and its fields
 with their defaults from ``configs/pe_fields.py`` (generated from the registry); the trainer checks
 them when it builds the model. ``pe=NAME`` in the config string and ``--config.model.pe.name=NAME``
-on the command line are the same (``learnpe_jax.cli.pe_name_as_variant``)."""
+on the command line are the same (``learnpe_jax.cli.pe_name_as_variant``): every config's
+``pe=NAME`` variant is also ``--config.model.pe.name=NAME``."""
 
 from __future__ import annotations
 

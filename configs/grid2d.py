@@ -21,8 +21,7 @@ Variants (comma-separated, combinable):
            (``model.weight_init='torch'``), evaluated and checkpointed every 1,600 steps;
            σ ∈ {0.01, 0.03, 0.1, 0.2, 0.5, 1, 1.5, 2} × seeds 0–2 (a CPU job of hours:
            ``experiments/companion.py`` runs it in resumable pieces).
-  pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields
-           (the same as ``--config.model.pe.name=NAME``).
+  pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields.
 """
 
 import ml_collections

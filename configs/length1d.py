@@ -8,8 +8,7 @@ Variants (comma-separated, combinable):
   (none)          copy, a 2-block causal decoder (width 64, 4 heads, pre-LN), the learned table at
                   σ ∈ {0.1, 2} × seeds 0–2, 3,000 steps: about 4 minutes on 2 CPU cores.
   problem=NAME    'copy' (default), 'reverse' or 'addition'.
-  pe=NAME         another PE of the catalogue that a decoder takes (``python -m learnpe_jax.pe``;
-                  the same as ``--config.model.pe.name=NAME``).
+  pe=NAME         another PE of the catalogue that a decoder takes (``python -m learnpe_jax.pe``).
   smoke           a sub-minute run for tests: L = 4, width 32, 200 steps, σ ∈ {0.02, 2} × 2 seeds.
 """
 

@@ -14,8 +14,7 @@ Variants (comma-separated, combinable):
   masked   masked-node reconstruction instead of next-step prediction.
   paper    a study-scale GPU/TPU job (not run here): width 160, 4 blocks, lr 3e-4, 50k steps,
            the companion's 20 σ × 15 seeds, all models in one vmap.
-  pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields
-           (the same as ``--config.model.pe.name=NAME``).
+  pe=NAME  another PE from the catalogue (``python -m learnpe_jax.pe``), with its default fields.
 """
 
 import ml_collections
