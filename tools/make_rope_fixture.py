@@ -6,7 +6,7 @@ to compare with ``learnpe_jax.pe.rope_scaling`` (that test needs only numpy and 
 Run once, in an environment of its own (torch and transformers are not dependencies of the repo):
 
     python3 -m venv /work/hfvenv
-    /work/hfvenv/bin/pip install torch --index-url https://download.pytorch.org/whl/cpu transformers
+    /work/hfvenv/bin/pip install torch transformers     # a CPU build of torch is enough
     /work/hfvenv/bin/python tools/make_rope_fixture.py          # from the repo root
 
 Each case names our method and fields and how it was computed with ``transformers`` (``hf``):
