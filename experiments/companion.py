@@ -391,8 +391,10 @@ def mechanism(models: list[dict]) -> dict | None:
     for c, grid in zip(cells, _grid_like_counts(pe_lr, key)):
       c["grid_like"] = grid
     out["pe_lr"] = {"cells": cells,
-                    "v2": rules_companion.mechanism_within_sigma(cells),
-                    "v2_block0": rules_companion.mechanism_within_sigma(cells, "delta_rsa_block0"),
+                    "v2": rules_companion.mechanism_within_sigma(
+                        cells, expected=len(PE_LR_SCALES)),
+                    "v2_block0": rules_companion.mechanism_within_sigma(
+                        cells, "delta_rsa_block0", expected=len(PE_LR_SCALES)),
                     "pooled_v1": rules_companion.mechanism_v1(pe_lr),
                     "scales": sorted({m["pe_lr_scale"] for m in pe_lr})}
   return out
@@ -511,11 +513,13 @@ def _mechanism_section(mech: dict) -> list[str]:
     lines += ["", "### Movement apart from σ: a learning rate for the PE alone", "",
               "`optim.pe_lr_scale` multiplies the PE's steps (the rest of the model at lr 3e-4); "
               "width 64, 4 blocks, 4,000 steps, seeds 0–2 (scale 1: the sweep's lr 3e-4 models).",
-              "", "| σ | PE lr scale | seeds | movement | ΔRSA (mean of blocks) | ΔRSA block 0 | "
-              "test | human | grid-like seeds |", "|---|---|---|---|---|---|---|---|---|"]
+              "", "| σ | PE lr scale | seeds | movement | block 0: RMS of P − P⁰ | ΔRSA (mean of "
+              "blocks) | ΔRSA block 0 | test | human | grid-like seeds |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {c['cell'][0]:g} | {c['cell'][1]:g} | {c['seeds']} | {c['movement']:.3f} | "
-              f"{c['delta_rsa']:+.3f} | {c['delta_rsa_block0']:+.3f} | {c['test']:.3f} | "
-              f"{c['human']:.3f} | {c['grid_like']} |" for c in pe_lr["cells"]]
+              f"{c['displacement_block0']:.4f} | {c['delta_rsa']:+.3f} | "
+              f"{c['delta_rsa_block0']:+.3f} | {c['test']:.3f} | {c['human']:.3f} | "
+              f"{c['grid_like']} |" for c in pe_lr["cells"]]
     v2, b0 = pe_lr["v2"], pe_lr["v2_block0"]
     per = ", ".join(f"σ {s:g}: {r:+.2f}" for s, r in v2["rho_by_sigma"].items())
     lines += ["", f"**Mechanism within σ (rule v2):** {v2['verdict']} (mean within-σ Spearman "

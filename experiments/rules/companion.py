@@ -8,6 +8,7 @@ models. Chance is ``CHANCE`` (four answers).
 
 from __future__ import annotations
 
+import collections
 import itertools
 
 import numpy as np
@@ -186,7 +187,8 @@ def mechanism_v1(models: list[dict]) -> dict:
 
 def cell_means(models: list[dict], key) -> list[dict]:
   """Per cell (``key(model)``): the means over seeds of movement, ΔRSA (mean of blocks and block
-  0), test and human accuracy."""
+  0), block 0's absolute displacement (its movement × the RMS of its initial vectors, i.e. the RMS
+  of P − P⁰), test and human accuracy."""
   cells = {}
   for m in models:
     cells.setdefault(key(m), []).append(m)
@@ -194,20 +196,27 @@ def cell_means(models: list[dict], key) -> list[dict]:
            "delta_rsa": float(np.mean([m["pe_change"]["rsa_cosine"]["delta_mean"] for m in v])),
            "delta_rsa_block0": float(np.mean([m["pe_change"]["rsa_cosine"]["delta"][0]
                                               for m in v])),
+           "displacement_block0": float(np.mean([m["pe_change"]["movement"][0]
+                                                 * m.get("pe_norm_init", np.nan) for m in v])),
            "test": float(np.mean([m["test_accuracy"] for m in v])),
            "human": float(np.mean([m["human_accuracy"] for m in v]))}
           for k, v in sorted(cells.items())]
 
 
 def mechanism_within_sigma(cells: list[dict], measure: str = "delta_rsa",
-                           permutations: int = 9999) -> dict:
+                           permutations: int = 9999, expected: int | None = None,
+                           min_seeds: int = 3) -> dict:
   """Rule v2: ``cells`` with ``cell`` = (σ, PE lr scale); the mean over σ of the within-σ Spearman
   ρ(movement, ``measure``) and its stratified permutation p; holds within σ at ρ > 0.5 and
-  p < 0.01, does not hold at ρ ≤ 0 or p ≥ 0.05, else weak."""
+  p < 0.01, does not hold at ρ ≤ 0 or p ≥ 0.05, else weak. *Incomplete* while some σ has fewer
+  than ``expected`` cells or a cell fewer than ``min_seeds`` seeds (the statistic is shown)."""
   rho, p, per = rules.stratified_spearman([c["movement"] for c in cells],
                                           [c[measure] for c in cells],
                                           [c["cell"][0] for c in cells], permutations)
-  if not np.isfinite(rho):
+  per_sigma = collections.Counter(c["cell"][0] for c in cells)
+  complete = (all(c["seeds"] >= min_seeds for c in cells)
+              and (expected is None or all(n >= expected for n in per_sigma.values())))
+  if not np.isfinite(rho) or not complete:
     verdict = "incomplete"
   else:
     verdict = ("holds within σ" if rho > 0.5 and p < 0.01 else
