@@ -3,6 +3,13 @@
 Used by ``tests/test_bad_inputs.py`` (each must exit non-zero with exactly one line on stderr, and
 leave the workdir's files untouched) and by ``python -m tests.bad_inputs`` which rewrites
 ``docs/bad_inputs.md`` from the same cases.
+
+``LIBRARY_CASES`` are mistakes made with the library (``learnpe_jax.pe``, docs/library.md) in one's
+own model: a line of Python that must raise a one-line ``PEError`` in the library's words.
+``tests/test_library_errors.py`` runs them in-process; as ``CASES`` they also run in a fresh
+interpreter (``python -m tests.bad_inputs --library NAME``, which prints the error as
+``error: PEError: <message>`` and exits 2), so that ``tests/test_bad_inputs.py`` checks them with
+the rest.
 """
 
 from __future__ import annotations
@@ -247,6 +254,94 @@ CASES = [
 ]
 
 
+@dataclasses.dataclass
+class LibraryCase:
+  name: str
+  what: str  # the mistake, in words
+  code: str  # the call, as a user writes it; ``pe``, ``np``, ``jnp``, ``jax``, ``key`` are at hand
+
+
+# The library's mistakes. The first five are issue 40's deliberate ones.
+LIBRARY_CASES = [
+    LibraryCase("lib_unknown_name", "unknown PE name",
+                'pe.make("rotary", width=64, num_heads=4, num_tokens=16)'),
+    LibraryCase("lib_heads", "heads not dividing the width",
+                'pe.make("rope", width=64, num_heads=5, num_tokens=16)'),
+    LibraryCase("lib_per_example",
+                "per-example positions [B, N] (of another length than the table)",
+                'pe.make("learned", width=64, num_heads=4, num_tokens=16).init(key, '
+                'pe.Positions(index=np.tile(np.arange(20), (2, 1))), 0)'),
+    LibraryCase("lib_grid_pe_on_sequence", "a 2-D (grid) PE on 1-D positions",
+                'pe.make("learned_axial", width=64, num_heads=4, num_tokens=16).init(key, '
+                'pe.sequence_positions(16), 0)'),
+    LibraryCase("lib_peg_causal", "peg in a causal decoder",
+                'pe.make("peg", width=64, num_heads=4, num_tokens=16, causal=True)'),
+    LibraryCase("lib_odd_head_dim", "a rotary PE with an odd head dim",
+                'pe.make("rope", width=56, num_heads=8, num_tokens=16)'),
+    LibraryCase("lib_odd_partial", "partial RoPE rotating an odd number of dims",
+                'pe.make("rope_partial", width=24, num_heads=4, num_tokens=16)'),
+    LibraryCase("lib_unknown_field", "misspelled field",
+                'pe.make("rel_bias_clipped", width=64, num_heads=4, num_tokens=16, '
+                'max_distnce=4)'),
+    LibraryCase("lib_preset_field", "a field the name fixes",
+                'pe.make("rope_partial", width=64, num_heads=4, num_tokens=16, fraction=1.0)'),
+    LibraryCase("lib_init_twice", "init and init_family both",
+                'pe.make("learned", width=64, num_heads=4, num_tokens=16, init="normal", '
+                'init_family="normal")'),
+    LibraryCase("lib_init_family", "unknown initializer family",
+                'pe.make("learned", width=64, num_heads=4, num_tokens=16, init_family="he")'),
+    LibraryCase("lib_width", "width that is not a positive integer",
+                'pe.make("learned", width=0, num_heads=1, num_tokens=16)'),
+    LibraryCase("lib_dtype", "dtype for a PE that takes none",
+                'pe.make("learned", width=64, num_heads=4, num_tokens=16, dtype=jnp.bfloat16)'),
+    LibraryCase("lib_inner", "learned coordinates feeding a PE that reads no coordinates",
+                'pe.make("learned_coords", width=64, num_heads=4, num_tokens=16, inner="learned")'),
+    LibraryCase("lib_plain_array", "a plain array in place of Positions",
+                'pe.make("learned", width=64, num_heads=4, num_tokens=16).init(key, '
+                'np.arange(16), 0)'),
+    LibraryCase("lib_beyond_table", "positions beyond a learned table's rows",
+                'pe.make("learned", width=64, num_heads=4, num_tokens=16).init(key, '
+                'pe.sequence_positions(32), 0)'),
+    LibraryCase("lib_float_index", "a float index into a table",
+                'pe.make("learned", width=64, num_heads=4, num_tokens=16).init(key, '
+                'pe.Positions(index=np.arange(16.0)), 0)'),
+    LibraryCase("lib_per_example_coords", "per-example coordinates [B, N, D]",
+                'pe.make("rope_axial", width=64, num_heads=4, num_tokens=16).apply({}, '
+                'pe.Positions(index=np.arange(16), coords=np.zeros((2, 16, 2))), 0)'),
+    LibraryCase("lib_no_coords", "a coordinate PE on positions without coordinates",
+                'pe.make("rope_axial", width=64, num_heads=4, num_tokens=16).apply({}, '
+                'pe.Positions(index=np.arange(16)), 0)'),
+    LibraryCase("lib_peg_no_x", "peg called without the block input",
+                'pe.make("peg", width=64, num_heads=4, num_tokens=16).init(key, '
+                'pe.grid_positions((4, 4)), 1)'),
+    LibraryCase("lib_peg_x_shape", "peg given a block input of another length",
+                'pe.make("peg", width=64, num_heads=4, num_tokens=16).init(key, '
+                'pe.grid_positions((4, 4)), 1, jnp.ones((2, 9, 64)))'),
+]
+
+
+def run_library_case(case: LibraryCase):
+  """Run the case's call; return the PEError it raises (None if it raises nothing)."""
+  import jax
+  import jax.numpy as jnp
+  from learnpe_jax import pe
+  from learnpe_jax.errors import PEError
+  namespace = {"pe": pe, "np": np, "jnp": jnp, "jax": jax, "key": jax.random.PRNGKey(0)}
+  try:
+    exec(case.code, namespace)  # noqa: S102 (our own cases)
+  except PEError as e:
+    return e
+  return None
+
+
+def _library_argv(case: LibraryCase):
+  return lambda tmp, env: [sys.executable, "-m", "tests.bad_inputs", "--library", case.name]
+
+
+CASES += [Case(c.name, c.what, _library_argv(c)) for c in LIBRARY_CASES]
+LIBRARY_NAMES = {c.name for c in LIBRARY_CASES}
+
+
 def run_case(case: Case, tmp: str, env: Env):
   os.makedirs(tmp, exist_ok=True)
   argv = case.build(tmp, env)
@@ -267,13 +362,40 @@ def write_table(path: str, rows: list[tuple[Case, int, str]]) -> None:
            "exactly this one line on stderr (only progress lines may precede it; temporary paths "
            "are shortened to `TMP`), and changes no file already in the workdir.", "",
            "| bad input | exit | message |", "|---|---|---|"]
+  library = {c.name: c for c in LIBRARY_CASES}
   for case, code, message in rows:
-    lines.append(f"| {case.what} | {code} | `{message.replace('|', '/')}` |")
+    if case.name not in library:
+      lines.append(f"| {case.what} | {code} | `{message.replace('|', '/')}` |")
+  lines += ["", "## The library API", "",
+            "Mistakes made with the library in one's own model (`learnpe_jax.pe`, "
+            "[library.md](library.md)): each call raises a one-line `PEError` (a `ValueError`) "
+            "that names the PE by its catalogue name, the argument and what is allowed, in the "
+            "library's words (no config path). `tests/test_library_errors.py` runs them "
+            "in-process, `tests/test_bad_inputs.py` in a fresh interpreter (`python -m "
+            "tests.bad_inputs --library NAME`). In the calls, `key = jax.random.PRNGKey(0)`.", "",
+            "| mistake | call | message |", "|---|---|---|"]
+  for case, code, message in rows:
+    if case.name in library:
+      shown = message.removeprefix("error: ").replace("|", "/")
+      lines.append(f"| {case.what} | `{library[case.name].code}` | `{shown}` |")
   with open(path, "w") as f:
     f.write("\n".join(lines) + "\n")
 
 
-if __name__ == "__main__":
+def _library_main(name: str) -> None:
+  """``--library NAME``: run that case; its PEError becomes one line on stderr and exit 2."""
+  case = next(c for c in LIBRARY_CASES if c.name == name)
+  error = run_library_case(case)
+  if error is None:
+    print(f"{name}: no error", flush=True)
+    sys.exit(0)
+  print(f"error: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+  sys.exit(2)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--library"]:
+  _library_main(sys.argv[2])
+elif __name__ == "__main__":
   import tempfile
   with tempfile.TemporaryDirectory() as tmp:
     env = Env(data_dir=os.path.join(tmp, "tfds"), run=os.path.join(tmp, "smoke_run"))

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from learnpe_jax import pe as pe_lib
-from learnpe_jax.errors import ConfigError
+from learnpe_jax.errors import ConfigError, PEError
 from learnpe_jax.pe.registry import default_pe_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -104,12 +104,19 @@ def test_init_family_is_the_field_and_init_the_config_key(tmp_path):
   positions = pe_lib.sequence_positions(4)
   np.testing.assert_array_equal(old.init(jax.random.PRNGKey(0), positions, 0)["params"]["table_0"],
                                 new.init(jax.random.PRNGKey(0), positions, 0)["params"]["table_0"])
-  with pytest.raises(ConfigError, match="old name"):
-    pe_lib.make("learned", width=8, num_heads=2, num_tokens=4, init="zeros", init_family="glorot")
-  with pytest.raises(ConfigError, match="model.pe.init='nope'"):
+  for init in ("zeros", "glorot"):  # both spellings in one call: refused, even with one value
+    with pytest.raises(PEError, match="init=.* and init_family='glorot' together are not allowed"):
+      pe_lib.make("learned", width=8, num_heads=2, num_tokens=4, init=init, init_family="glorot")
+  with pytest.raises(PEError, match=r"make\('learned'\): init_family='nope' is not allowed"):
     pe_lib.make("learned", width=8, num_heads=2, num_tokens=4, init_family="nope")
-  with pytest.raises(ConfigError, match="model.pe.max_distance"):
+  with pytest.raises(PEError, match="PE 'learned' has no field 'max_distance'"):
     pe_lib.make("learned", width=8, num_heads=2, num_tokens=4, max_distance=3)
+  # the config path words the same mistakes for a config
+  from learnpe_jax.pe.registry import pe_kwargs
+  with pytest.raises(ConfigError, match="config.model.pe.init='nope'"):
+    pe_kwargs({"name": "learned", "init": "nope"})
+  with pytest.raises(ConfigError, match="config.model.pe.max_distance"):
+    pe_kwargs({"name": "learned", "max_distance": 3})
 
 
 def test_sequence_positions():

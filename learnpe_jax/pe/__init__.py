@@ -7,16 +7,19 @@
     # x = x + terms.add (when set); then, between your projections and your output projection:
     # out = learnpe_jax.models.attention.attend_with_terms(q, k, v, terms)
 
-``names()`` lists the PEs; ``python -m learnpe_jax.pe`` prints the catalogue. ``register`` adds a
-PE (docs/adding_a_pe.md). ``build_pe`` / ``default_pe_config`` are the config path the trainer
-uses (``config.model.pe``; they import ml_collections only when called).
+``names()`` lists the PEs, ``help(make)`` with a line each; ``get_spec(name)`` is one PE's entry
+(``.fields()``: its fields and defaults); ``python -m learnpe_jax.pe`` prints the catalogue. A
+mistake is a one-line ``PEError`` (a ValueError) naming the PE, the argument and what is allowed.
+``register`` adds a PE (docs/adding_a_pe.md). ``build_pe`` / ``default_pe_config`` are the config
+path the trainer uses (``config.model.pe``; they import ml_collections only when called).
 """
 
+from learnpe_jax.errors import PEError
 from learnpe_jax.pe.base import PositionalEncoding, PositionalTerms
 from learnpe_jax.pe.registry import (REGISTRY, build_pe, default_pe_config, get_spec, make, names,
                                      register)
 from learnpe_jax.positions import Positions, grid_positions, sequence_positions
 
-__all__ = ["PositionalTerms", "PositionalEncoding", "Positions", "REGISTRY", "build_pe",
+__all__ = ["PEError", "PositionalTerms", "PositionalEncoding", "Positions", "REGISTRY", "build_pe",
            "default_pe_config", "get_spec", "grid_positions", "make", "names", "register",
            "sequence_positions"]

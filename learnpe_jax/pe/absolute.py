@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from learnpe_jax.pe.base import (NO_TERMS, PositionalEncoding, PositionalTerms, coordinate_input,
-                                 fixed_key)
+                                 fixed_key, lookup_rows)
 from learnpe_jax.pe.features import (legendre_polynomials, normalize_to_unit_box,
                                      sinusoid_frequencies, sinusoidal_features, split_per_axis)
 
@@ -22,7 +22,9 @@ class NoPE(PositionalEncoding):
   """No positional encoding (NoPE; Kazemnejad et al. 2023, arXiv 2305.19466).
 
   Beware: a bidirectional encoder without a PE is permutation-equivariant, so it cannot tell the
-  tokens' positions apart; any readout that is not position-specific sees a bag of tokens.
+  tokens' positions apart; any readout that is not position-specific sees a bag of tokens. A causal
+  decoder can (its mask orders the tokens; the paper's setting): made with ``make('none', ...,
+  causal=True)`` it says nothing, otherwise its first call logs that warning once.
   """
 
   mechanism = "none"
@@ -30,10 +32,12 @@ class NoPE(PositionalEncoding):
   paper = "Kazemnejad et al. 2023 (2305.19466)"
 
   def __call__(self, positions, block_index, x_BNW=None):
-    if not _warned_nope:
+    if not _warned_nope and not self.causal_model:
       _warned_nope.append(True)
-      logging.warning("PE 'none': a bidirectional encoder without a PE is permutation-"
-                      "equivariant; it cannot tell token positions apart.")
+      logging.warning("PE 'none' adds no positional terms: without a causal mask (a bidirectional "
+                      "encoder) the model is permutation-equivariant and cannot tell token "
+                      "positions apart; a causal decoder can (make('none', ..., causal=True) "
+                      "says the model is one).")
     return NO_TERMS
 
 
@@ -53,7 +57,7 @@ class LearnedTable(PositionalEncoding):
   @nn.compact
   def __call__(self, positions, block_index, x_BNW=None):
     table_NW = self.param(f"table_{block_index}", self.scaled_init(), (self.num_tokens, self.width))
-    return PositionalTerms(add=table_NW[positions.index])
+    return PositionalTerms(add=lookup_rows(table_NW, positions.index))
 
 
 def grid_axis_indices(index_N, grid_shape):
@@ -77,6 +81,7 @@ class AxialLearnedTable(PositionalEncoding):
   mechanism = "add"
   reads = "index"
   needs_grid = True
+  grid_use = "one learned table per grid axis"
   learnable = True
   paper = "Dosovitskiy et al. 2021 (2010.11929)"
   scaled_params = ("axis",)
@@ -192,7 +197,7 @@ class FixedRandom(PositionalEncoding):
 
   def __call__(self, positions, block_index, x_BNW=None):
     z_NW = jax.random.normal(fixed_key(self.seed, block_index), (self.num_tokens, self.width))
-    return PositionalTerms(add=self.scale * z_NW[positions.index])
+    return PositionalTerms(add=self.scale * lookup_rows(z_NW, positions.index))
 
 
 class FourierFeatures(PositionalEncoding):
@@ -269,5 +274,5 @@ class LayerAdaptive(PositionalEncoding):
   @nn.compact
   def __call__(self, positions, block_index, x_BNW=None):
     table_NW = self.param("table", self.scaled_init(), (self.num_tokens, self.width))
-    add = nn.LayerNorm(name=f"ln_{block_index}")(table_NW[positions.index])
+    add = nn.LayerNorm(name=f"ln_{block_index}")(lookup_rows(table_NW, positions.index))
     return PositionalTerms(add=add)

@@ -6,8 +6,14 @@ A PE is a Flax module ``pe(positions, block_index, x_BNW=None) -> PositionalTerm
 asks it once per block that takes positional information and hands the terms to attention, which
 applies whichever fields are set. Adding a PE never means editing the attention block.
 
-``x_BNW`` is the block input; only conditional PEs read it (PEG, ``pe/conv.py``). When it is None
-(e.g. ``Encoder.pe_add_terms``) such a PE returns no terms.
+``x_BNW`` is the block input; only conditional PEs read it (PEG, ``pe/conv.py``), which refuse a
+call without it (but for the project's models' ``pe_add_terms``, which asks every PE for the terms
+that do not depend on x: there such a PE has none).
+
+Every call first checks what it was given (``PositionalEncoding.check_call``): a ``Positions``,
+one index int[N] shared by the batch (per-example positions [B, N] are not supported yet), indices
+within the rows of the PE's table, the coordinates or grid the PE reads. A problem is a one-line
+``PEError`` in the library's words (``learnpe_jax.errors``), naming the PE by its catalogue name.
 
 The coordinates a PE reads: ``COORDINATE_INPUTS``, ``coordinate_input``.
 
@@ -27,6 +33,7 @@ key recorded runs hold; ``registry.CONFIG_KEYS``). It is not called ``init``, wh
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable, Mapping
 
@@ -34,8 +41,9 @@ import flax.linen as nn
 import flax.struct
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from learnpe_jax.errors import ConfigError
+from learnpe_jax.errors import PEError
 from learnpe_jax.pe.initializers import scaled_initializer
 from learnpe_jax.positions import Positions
 
@@ -101,7 +109,11 @@ class PositionalEncoding(nn.Module):
 
   What a PE reads ('none' | 'index' | 'coords', ``needs``) is stated once: by its field
   ``coordinates`` when it has one (so one class serves e.g. 'alibi' and 'alibi_nd'), else by the
-  class attribute ``reads``. The registry's catalogue and checks derive it from here.
+  class attribute ``reads``. The registry's catalogue and checks derive it from here. A PE whose
+  class reads 'index' looks rows of a table up by the index (learned and random tables, TUPE,
+  DIET-ABS, learned coordinates; the grid's cells for a grid PE): ``index_rows``.
+
+  Every subclass's ``__call__`` runs ``check_call`` first (``__init_subclass__`` wraps it).
 
   Attributes:
     width: model width W.
@@ -111,6 +123,10 @@ class PositionalEncoding(nn.Module):
       key ``model.pe.init``.
     init_scale: σ, multiplies the unit-scale draw; a per-model traced scalar under vmap.
     native_scale: use the family's own scale (e.g. exact Glorot) instead of unit variance.
+    catalogue_name: the PE's name in the catalogue (``make`` sets it), for messages; '' for a
+      module built by hand (its class name is used).
+    causal_model: the model is a causal decoder (``make(..., causal=True)``); ``make`` refuses a
+      PE that reads later tokens for it.
   """
 
   width: int
@@ -119,6 +135,8 @@ class PositionalEncoding(nn.Module):
   init_family: str = "normal"
   init_scale: Any = 1.0
   native_scale: bool = False
+  catalogue_name: str = ""
+  causal_model: bool = False
 
   # Catalogue metadata (class attributes, not fields).
   mechanism = "?"
@@ -127,9 +145,16 @@ class PositionalEncoding(nn.Module):
   paper = ""
   scaled_params: tuple[str, ...] = ()  # name prefixes of the parameters σ scales
   needs_grid = False    # reads positions.grid_shape (conv PEs)
+  grid_use = "its terms are laid out on the token grid"  # why it reads the grid, for messages
   # Whether the PE's terms at position i depend on no token after i, so that a causal decoder
   # (``model.causal``) stays causal with it; False for PEs that mix neighbouring tokens both ways.
   causal = True
+
+  def __init_subclass__(cls, **kwargs):
+    call = cls.__dict__.get("__call__")
+    if call is not None and not getattr(call, "_checks_its_call", False):
+      cls.__call__ = _checking(call)
+    super().__init_subclass__(**kwargs)
 
   @classmethod
   def needs_with(cls, fields: Mapping[str, Any]) -> str:
@@ -148,6 +173,29 @@ class PositionalEncoding(nn.Module):
   def head_dim(self) -> int:
     return self.width // self.num_heads
 
+  @property
+  def label(self) -> str:
+    """The PE's catalogue name (its class name for a module built by hand)."""
+    return self.catalogue_name or type(self).__name__
+
+  def error(self, argument: str, problem: str, *, field: str = "model.pe.name", value=None,
+            allowed: str = "") -> PEError:
+    """A ``PEError`` "PE 'name': <problem>" about ``argument``; ``field``, ``value`` and
+    ``allowed`` say the same in the config's words (``PEError.config_error``)."""
+    return PEError(self.label, argument, f"PE {self.label!r}: {problem}", field=field,
+                   value=self.label if value is None else value, allowed=allowed or problem)
+
+  def index_rows(self, positions: Positions) -> int | None:
+    """How many rows the table has that this PE looks up by ``positions.index`` (indices must lie
+    in 0 … rows − 1), or None when it reads the index as a number (RoPE, sinusoids, biases) or not
+    at all. A PE whose class reads 'index': ``num_tokens`` rows, or the grid's cells for a grid PE.
+    """
+    if "coordinates" in type(self).__dataclass_fields__ or type(self).reads != "index":
+      return None
+    if self.needs_grid and positions.grid_shape is not None:
+      return math.prod(positions.grid_shape)
+    return self.num_tokens
+
   def scaled_init(self, fan_in: int | None = None):
     """σ · unit_draw(init family) [· 1/sqrt(fan_in)]."""
     init = scaled_initializer(self.init_family, self.init_scale, self.native_scale)
@@ -156,17 +204,112 @@ class PositionalEncoding(nn.Module):
     return lambda key, shape, dtype=jnp.float32: init(key, shape, dtype) / math.sqrt(fan_in)
 
   def check(self, positions: Positions, pe_blocks=None) -> None:
-    """Raise a one-line ConfigError if this PE cannot serve these positions (trace time)."""
+    """Raise a one-line ``PEError`` (a ConfigError) if this PE cannot serve these positions: it
+    reads coordinates and they are unknown, or a grid and there is none (trace time).
+    ``pe_blocks``: the blocks a model asks the PE for (the project's models pass them)."""
     if self.needs == "coords" and positions.coords is None:
-      raise ConfigError("model.pe.name", type(self).__name__,
-                        "a PE that needs no coordinates: the task keeps token positions unknown")
+      raise self.error(
+          "positions.coords", "positions.coords=None (the coordinates are unknown) is not allowed: "
+          "it reads coordinates float[N, D]; pe.grid_positions(shape) and "
+          "pe.sequence_positions(N) give them (or use a PE that reads the index or nothing)",
+          allowed="a PE that needs no coordinates: the task keeps token positions unknown")
     if self.needs_grid and positions.grid_shape is None:
-      raise ConfigError("model.pe.name", type(self).__name__,
-                        "a PE that needs no token grid: the task's tokens have no grid_shape")
+      raise self.error(
+          "positions.grid_shape", "positions.grid_shape=None is not allowed: it reads the token "
+          f"grid ({self.grid_use}); pe.grid_positions((rows, cols)) gives one, "
+          "pe.grid_positions((N,)) a 1-D one (pe.sequence_positions(N) has none)",
+          allowed="a PE that needs no token grid: the task's tokens have no grid_shape")
+
+  def check_call(self, positions: Positions, block_index: int = 0,
+                 x_BNW: jax.Array | None = None) -> None:
+    """What every call checks before the PE runs (one-line ``PEError``s): ``positions`` is a
+    ``Positions``; its index is int[N], one for the whole batch (per-example positions [B, N] are
+    not supported yet) and, for a PE that looks rows up by it, within the table (when the index is
+    concrete: under jit a traced index cannot be read, and the absolute tables then give NaN rows
+    beyond the table, ``lookup_rows``); coordinates float[N, D] of the same N; ``check``."""
+    del block_index, x_BNW
+    if not isinstance(positions, Positions):
+      raise self.error("positions", f"positions is {_describe(positions)}, not a Positions: pass "
+                       "pe.sequence_positions(N), pe.grid_positions((rows, cols)) or "
+                       "pe.Positions(index=int[N], coords=float[N, D] or None, grid_shape=None)",
+                       field="model.pe.name", allowed="positions given as a Positions")
+    shape = tuple(np.shape(positions.index))
+    if len(shape) == 2:
+      raise self.error("positions.index", f"positions.index of shape {shape} is not allowed: "
+                       "per-example positions [B, N] are not supported yet; pass one index "
+                       "int[N] that every example of the batch shares (e.g. "
+                       "pe.sequence_positions(N))", allowed="one index int[N]")
+    if len(shape) != 1:
+      raise self.error("positions.index", f"positions.index of shape {shape} is not allowed: an "
+                       "index int[N], one per token", allowed="one index int[N]")
+    if positions.coords is not None:
+      coords_shape = tuple(np.shape(positions.coords))
+      if len(coords_shape) == 3:
+        raise self.error("positions.coords", f"positions.coords of shape {coords_shape} is not "
+                         "allowed: per-example positions [B, N, D] are not supported yet; pass "
+                         "one float[N, D] that every example of the batch shares",
+                         allowed="one float[N, D]")
+      if len(coords_shape) != 2 or coords_shape[0] != shape[0]:
+        raise self.error("positions.coords", f"positions.coords of shape {coords_shape} is not "
+                         f"allowed with an index of {shape[0]} tokens: float[{shape[0]}, D], one "
+                         "row per token", allowed="float[N, D]")
+    self.check(positions)
+    rows = self.index_rows(positions)
+    if rows is None:
+      return
+    index = positions.index
+    dtype = getattr(index, "dtype", None) or np.asarray(index).dtype
+    if not jnp.issubdtype(dtype, jnp.integer):
+      raise self.error("positions.index", f"positions.index of dtype {dtype} is not allowed:"
+                       " integers (it looks rows of a table up by the index)",
+                       allowed="an integer index")
+    if isinstance(index, jax.core.Tracer) or shape[0] == 0:
+      return
+    values = np.asarray(index)
+    low, high = int(values.min()), int(values.max())
+    if low < 0 or high >= rows:
+      bad = high if high >= rows else low
+      on_grid = self.needs_grid and positions.grid_shape is not None
+      size, fix = ((f"the {rows} cells of grid_shape={tuple(positions.grid_shape)}",
+                    "a grid with more cells") if on_grid else
+                   (f"num_tokens={self.num_tokens} rows", f"num_tokens ≥ {high + 1}"))
+      raise self.error("positions.index", f"positions.index holds {bad}, which is not allowed: "
+                       f"indices 0 … {rows - 1} (its table has {size}); make it with {fix} to "
+                       "look up more positions",
+                       allowed=f"indices below the {rows} rows of the table")
 
   def __call__(self, positions: Positions, block_index: int,
                x_BNW: jax.Array | None = None) -> PositionalTerms:
     raise NotImplementedError
+
+
+def _describe(value) -> str:
+  """'a numpy array of shape (16,)' / 'a list' / 'None': what a value is, for messages."""
+  if value is None:
+    return "None"
+  if hasattr(value, "shape") and hasattr(value, "dtype"):
+    kind = "a numpy array" if isinstance(value, np.ndarray) else "an array"
+    return f"{kind} of shape {tuple(value.shape)}"
+  return f"a {type(value).__name__}"
+
+
+def _checking(call):
+  """``call`` (a PE's ``__call__``) running ``check_call`` first."""
+  @functools.wraps(call)
+  def checked(self, positions, *args, **kwargs):
+    self.check_call(positions, *args, **kwargs)
+    return call(self, positions, *args, **kwargs)
+  checked._checks_its_call = True
+  return checked
+
+
+def lookup_rows(table, index):
+  """``table[index]``: rows of a table by token index. A concrete index has been checked
+  (``check_call``); one traced under jit cannot be, and gathers NaN rows for indices beyond the
+  table where JAX's indexing would silently repeat the last row."""
+  if isinstance(index, jax.core.Tracer):
+    return table.at[index].get(mode="fill", fill_value=jnp.nan)
+  return table[index]
 
 
 COORDINATE_INPUTS = ("index", "coords")  # the values of a PE's field ``coordinates``
@@ -177,8 +320,10 @@ def coordinate_input(positions: Positions, use: str):
   if use == "index":
     return jnp.asarray(positions.index, jnp.float32)[:, None]
   if positions.coords is None:
-    raise ConfigError("model.pe.name", "(coordinate PE)",
-                      "a PE that needs no coordinates: the task keeps token positions unknown")
+    raise PEError("(a coordinate PE)", "positions.coords", "positions.coords=None (the coordinates "
+                  "are unknown) is not allowed for a PE that reads coordinates float[N, D]",
+                  field="model.pe.name", value="(coordinate PE)",
+                  allowed="a PE that needs no coordinates: the task keeps token positions unknown")
   return jnp.asarray(positions.coords, jnp.float32)
 
 

@@ -8,15 +8,24 @@ module imports no ml_collections until ``default_pe_config`` is called). A PE th
 another (learned coordinates' field ``inner``) gets that PE built in. ``register`` adds a PE, also
 from outside the package (``docs/adding_a_pe.md``). ``python -m learnpe_jax.pe`` prints the
 catalogue (``catalogue_rows``).
+
+Errors: ``make`` and the modules raise ``PEError`` (``learnpe_jax.errors``), whose message is in the
+library's words (the catalogue name, the argument, what is allowed); the config path (``pe_kwargs``,
+``build_pe``, ``check_pe_for_task``, ``get_spec``) raises the same problem as a ``ConfigError`` in
+the config's words (``config.model.pe.<field>=...``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import operator
 import pprint
 from typing import Any, Mapping
 
-from learnpe_jax.errors import ConfigError
+import numpy as np
+
+from learnpe_jax.errors import ConfigError, PEError
 from learnpe_jax.pe import (absolute, biases, conv, learned_coords, post_softmax, relative, rotary,
                             untied)
 from learnpe_jax.pe.initializers import INIT_FAMILIES
@@ -26,8 +35,13 @@ from learnpe_jax.pe.placement import pe_block_indices
 # Fields every PE module has that come from the model, not from config.model.pe.
 # ``dtype`` and ``param_dtype`` (the rotary family's) come from ``make``'s arguments, as the
 # model's dtype, never from a config.
+# ``catalogue_name`` and ``causal_model`` are set by ``make`` (the name it was asked for, its
+# ``causal``).
 _MODEL_FIELDS = ("width", "num_heads", "num_tokens", "init_scale", "parent", "name", "dtype",
-                 "param_dtype")
+                 "param_dtype", "catalogue_name", "causal_model")
+# Config fields that are records of the config, not settings of the PE: the library's view of a
+# PE's fields (``PESpec.fields``, ``make``) leaves them out.
+_CONFIG_ONLY_FIELDS = ("scaled_params",)
 # Config keys that differ from the module field they set: config key → module field. The
 # initializer family was the module field ``init`` until it shadowed ``nn.Module.init``; configs,
 # recorded runs (their config.json) and command-line overrides keep the key ``model.pe.init``.
@@ -53,6 +67,11 @@ def _module_spelling(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class PESpec:
+  """A PE of the catalogue (``get_spec(name)``): its name, module class, one-line summary and the
+  field values its name fixes (``preset``); what it is (``mechanism``, ``needs``, ``learnable``,
+  ``causal``, the class's ``paper``) and its fields with their defaults: ``fields()`` as ``make``
+  takes them, ``config_fields()`` as a config spells them."""
+
   name: str
   module: type[PositionalEncoding]
   summary: str
@@ -89,9 +108,18 @@ class PESpec:
       return "fixed"
     return "σ·init: " + ", ".join(p.rstrip("_") for p in self.module.scaled_params)
 
+  def fields(self) -> dict[str, Any]:
+    """The PE's own fields with this name's defaults, as ``make`` takes them (``init_family``,
+    ``max_distance``, ...): the public settings, without the config's records (``scaled_params``)
+    and without the model's arguments (width, num_heads, num_tokens, init_scale, dtype)."""
+    return {k: v for k, v in _module_spelling(self.config_fields()).items()
+            if k not in _CONFIG_ONLY_FIELDS}
+
   def config_fields(self) -> dict[str, Any]:
     """The PE's config fields (``config.model.pe`` beside ``name``) with this name's defaults,
-    spelled as a config spells them (``CONFIG_KEYS``)."""
+    spelled as a config spells them (``CONFIG_KEYS``: ``init`` for ``init_family``), with the
+    config's record ``scaled_params``: what ``default_pe_config`` and ``configs/pe_fields.py``
+    hold. A library user wants ``fields()``."""
     fields = _config_spelling({f.name: f.default for f in dataclasses.fields(self.module)
                                if f.name not in _MODEL_FIELDS
                                and f.default is not dataclasses.MISSING})
@@ -112,6 +140,8 @@ def register(name: str, module: type[PositionalEncoding], summary: str, **preset
   if name in REGISTRY:
     raise ValueError(f"PE {name!r} registered twice")
   REGISTRY[name] = PESpec(name, module, summary, preset)
+  if "_document_names" in globals():  # a PE registered after import joins make's docstring
+    _document_names()
 
 
 # ---- additive absolute ----------------------------------------------------------------------
@@ -183,10 +213,53 @@ register("learned_coords_alibi", learned_coords.LearnedCoords,
          "learned coordinates → N-D ALiBi", inner="alibi_nd")
 
 
+def _close_names(word, names=None) -> list[str]:
+  """Up to 3 registered names close to ``word``: the PEs whose class it names ('rotary' → rope,
+  rope_partial; 'AxialLearnedTable' → learned_axial), else names close in spelling (difflib), else
+  names that contain it ('t5' → t5_bias)."""
+  names = list(REGISTRY) if names is None else list(names)
+  word = str(word)
+  low = word.lower()
+  by_class = [n for n in names if n in REGISTRY and REGISTRY[n].module.__name__.lower() == low]
+  spelled = difflib.get_close_matches(low, names, n=3, cutoff=0.6)
+  contained = [n for n in names if len(low) >= 2 and low in n]
+  return (by_class or spelled or contained)[:3]
+
+
+def _did_you_mean(word, names=None) -> str:
+  """'did you mean 'rope' or 'rope_partial'?' (or '' when nothing is close)."""
+  close = _close_names(word, names)
+  if not close:
+    return ""
+  return "did you mean " + " or ".join(repr(n) for n in close) + "?"
+
+
 def get_spec(name: str) -> PESpec:
+  """The catalogue entry of PE ``name`` (a ``PESpec``): its module class, summary, what it reads
+  (``needs``), its mechanism, whether it is learnable and causal, its paper, and its fields with
+  their defaults (``fields()``, as ``make`` takes them). ``names()`` lists the names,
+  ``python -m learnpe_jax.pe`` prints the catalogue.
+
+  An unknown name is a one-line ``ConfigError`` with the closest names. It is worded for the config
+  (``config.model.pe.name=...``: config validation asks here); ``make`` words the same mistake for
+  a library call."""
   if name not in REGISTRY:
-    raise ConfigError("model.pe.name", name, f"one of {', '.join(sorted(REGISTRY))}")
+    hint = _did_you_mean(name)
+    raise ConfigError("model.pe.name", name, (f"{hint} " if hint else "")
+                      + f"one of {', '.join(sorted(REGISTRY))}")
   return REGISTRY[name]
+
+
+def _library_spec(name) -> PESpec:
+  """``get_spec`` for ``make``: an unknown name is a ``PEError`` in the library's words."""
+  if name in REGISTRY:
+    return REGISTRY[name]
+  hint = _did_you_mean(name)
+  raise PEError(str(name), "name", f"make({name!r}): no PE of the catalogue is named {name!r}; "
+                + (f"{hint} " if hint else "")
+                + f"(pe.names() lists all {len(REGISTRY)}; python -m learnpe_jax.pe prints "
+                "the catalogue)", field="model.pe.name", value=name,
+                allowed=f"one of {', '.join(sorted(REGISTRY))}")
 
 
 def default_pe_config(name: str):
@@ -198,111 +271,269 @@ def default_pe_config(name: str):
 def pe_kwargs(pe_config) -> dict[str, Any]:
   """Validated module kwargs (module field names) from config.model.pe (a ConfigDict or a dict with
   ``name``); unknown fields are an error. A field may be given by its config key or by its module
-  field name (``CONFIG_KEYS``: ``init`` or ``init_family``), not both."""
-  return _fields_to_kwargs(pe_config["name"], {k: v for k, v in dict(pe_config).items()
-                                               if k != "name"})
+  field name (``CONFIG_KEYS``: ``init`` or ``init_family``), not both with two values. Errors are
+  ``ConfigError``s in the config's words."""
+  name = pe_config["name"]
+  get_spec(name)
+  try:
+    return _fields_to_kwargs(name, {k: v for k, v in dict(pe_config).items() if k != "name"},
+                             library=False)
+  except PEError as e:
+    raise e.config_error() from None
 
 
-def _fields_to_kwargs(name: str, fields: Mapping[str, Any]) -> dict[str, Any]:
-  spec = get_spec(name)
+def _fields_to_kwargs(name: str, fields: Mapping[str, Any], *, library: bool) -> dict[str, Any]:
+  """Module kwargs from PE ``name``'s ``fields`` (config keys or module names); a bad one is a
+  ``PEError`` in the library's words that carries the config's (``PEError.config_error``).
+  ``library``: the fields come from ``make`` (the public fields, ``PESpec.fields``, and ``init``,
+  never both ``init`` and ``init_family``); else from a config (its keys, ``config_fields``)."""
+  spec = REGISTRY[name]
+  where = f"make({name!r})"
   allowed = spec.config_fields()
+  public = sorted(spec.fields())
   given = dict(fields)
+
+  def error(key, problem, config_allowed, value=None):
+    return PEError(name, key, f"{where}: {problem}", field=f"model.pe.{key}",
+                   value=given.get(key) if value is None else value, allowed=config_allowed)
+
   for key, field in CONFIG_KEYS.items():
     if field in given:
-      if key in given and given[key] != given[field]:
-        raise ConfigError(f"model.pe.{field}", given[field],
-                          f"one value for one field: model.pe.{key}={given[key]!r} is its old name")
+      if key in given and (library or given[key] != given[field]):
+        raise error(field, f"{key}={given[key]!r} and {field}={given[field]!r} together are not "
+                    f"allowed: {key} is {field}'s old (config) name; pass {field} only",
+                    f"one value for one field: model.pe.{key}={given[key]!r} is its old name")
       given[key] = given.pop(field)
   for key, value in given.items():
-    if key not in allowed:
-      raise ConfigError(f"model.pe.{key}", value,
-                        f"PE {spec.name!r} has fields {', '.join(sorted(allowed)) or '(none)'} "
-                        f"(to switch PEs, use --config.model.pe.name={spec.name} or the config "
-                        f"string ':pe={spec.name}', which bring that PE's own fields)")
+    if key not in allowed or (library and key in _CONFIG_ONLY_FIELDS):
+      spelled = CONFIG_KEYS.get(key, key)
+      hint = _did_you_mean(spelled, public)
+      raise error(key, f"{spelled}={value!r} is not allowed: PE {name!r} has no field "
+                  f"{spelled!r}{'; ' + hint if hint else ''} (its fields: "
+                  f"{', '.join(public) or 'none'}; pe.get_spec({name!r}).fields() gives their "
+                  "defaults)",
+                  f"PE {spec.name!r} has fields {', '.join(sorted(allowed)) or '(none)'} "
+                  f"(to switch PEs, use --config.model.pe.name={spec.name} or the config "
+                  f"string ':pe={spec.name}', which bring that PE's own fields)")
   if "init" in given and given["init"] not in INIT_FAMILIES:
-    raise ConfigError("model.pe.init", given["init"], f"one of {', '.join(INIT_FAMILIES)}")
+    raise error("init", f"init_family={given['init']!r} is not allowed: one of "
+                f"{', '.join(INIT_FAMILIES)}", f"one of {', '.join(INIT_FAMILIES)}")
   if given.get("coordinates", COORDINATE_INPUTS[0]) not in COORDINATE_INPUTS:
-    raise ConfigError("model.pe.coordinates", given["coordinates"],
-                      f"one of {', '.join(COORDINATE_INPUTS)}")
+    raise error("coordinates", f"coordinates={given['coordinates']!r} is not allowed: one of "
+                f"{', '.join(COORDINATE_INPUTS)}", f"one of {', '.join(COORDINATE_INPUTS)}")
   for key, value in spec.preset.items():
     if given.get(key, value) != value:
-      raise ConfigError(f"model.pe.{key}", given[key], f"{value!r} for PE {spec.name!r}")
+      others = [n for n, s in REGISTRY.items() if s.module is spec.module and n != name]
+      raise error(_KEY_OF_FIELD.get(key, key),
+                  f"{key}={given[key]!r} is not allowed: PE {name!r} is the one with "
+                  f"{key}={value!r} (the name fixes it"
+                  + (f"; the same module under other names: {', '.join(others)})" if others
+                     else ")"),
+                  f"{value!r} for PE {spec.name!r}", value=given[key])
   kwargs = {**allowed, **given}
   if "inner" in kwargs:
-    inner_spec(kwargs["inner"])
+    inner_spec(kwargs["inner"], library=library, outer=name)
   return _module_spelling(kwargs)
 
 
-def inner_spec(name) -> PESpec:
-  """The PE that learned coordinates feed (``model.pe.inner``): a registered PE that reads
-  coordinates."""
+def inner_spec(name, *, library: bool = False, outer: str = "learned_coords") -> PESpec:
+  """The PE that learned coordinates feed (``model.pe.inner``, ``make``'s ``inner``): a registered
+  PE that reads coordinates."""
   coordinate_pes = sorted(n for n, s in REGISTRY.items() if s.needs == "coords")
   if name not in coordinate_pes:
-    raise ConfigError("model.pe.inner", name,
-                      f"a registered PE that reads coordinates: {', '.join(coordinate_pes)}")
+    allowed = f"a registered PE that reads coordinates: {', '.join(coordinate_pes)}"
+    if not library:
+      raise ConfigError("model.pe.inner", name, allowed)
+    raise PEError(outer, "inner", f"make({outer!r}): inner={name!r} is not allowed: {allowed}",
+                  field="model.pe.inner", value=name, allowed=allowed)
   return REGISTRY[name]
 
 
 def make(name: str, /, *, width: int, num_heads: int, num_tokens: int, init_scale: Any = 1.0,
-         dtype: Any = None, param_dtype: Any = None, **fields) -> PositionalEncoding:
+         dtype: Any = None, param_dtype: Any = None, causal: bool = False,
+         **fields) -> PositionalEncoding:
   """PE ``name`` of the catalogue as a Flax module, from plain keyword arguments.
 
   Args:
-    name: a registered PE (``names()``; the catalogue, docs/pe_catalogue.md).
+    name: a registered PE (the list below; ``names()``; the catalogue, docs/pe_catalogue.md). An
+      unknown name is an error with the closest names.
     width: the model width W (what ``add`` adds to); ``width // num_heads`` is the head dim Dh.
+      ``num_heads`` must divide it.
     num_heads: H, the attention heads that per-head terms are made for.
-    num_tokens: N, the tokens per example (the rows of learned tables; indices must be < N).
+    num_tokens: N, the tokens per example: the rows of the tables a PE looks up by token index
+      (learned and random tables, LaPE, TUPE, DIET-ABS, learned coordinates), whose indices must
+      then lie in 0 … N − 1 (an error otherwise); the length RoPE scaling treats as trained.
     init_scale: σ, which multiplies the unit-scale draw of the PE's learnable parameters (docs/
       design.md, "σ, a per-model array"); may be a traced scalar. Fixed PEs ignore it.
     dtype: the rotary family's computation dtype (e.g. ``jnp.bfloat16``): q and k are rotated and
       returned in it, the angles staying float32. None: q's and k's own dtype.
     param_dtype: the dtype of the rotary family's learnable frequencies (default float32).
-      Other PEs take neither (a ValueError); their ``add`` term keeps a bf16 residual bf16 through
+      Other PEs take neither (an error); their ``add`` term keeps a bf16 residual bf16 through
       ``terms.add_to(x)``.
-    **fields: the PE's own fields (``get_spec(name).config_fields()``, e.g. ``init_family``,
-      ``max_distance``); the rest keep their registered defaults. Unknown fields, and fields that
-      the name fixes, raise a one-line ``ConfigError`` (a ValueError).
+    causal: your model is a causal decoder (``attend_with_terms(..., causal=True)``): a PE whose
+      terms read later tokens (``get_spec(name).causal`` False: ``peg``) is refused, and ``none``
+      does not warn that a model without a PE cannot tell positions apart.
+    **fields: the PE's own fields (``get_spec(name).fields()`` gives them with their defaults, e.g.
+      ``init_family``, ``max_distance``); the rest keep their registered defaults. ``name=`` names
+      the module as in Flax (``make('rope', ..., name='pe')``: its parameters under 'pe').
+      ``init`` is ``init_family``'s old name, not to be given with it.
+
+  The rotary family rotates pairs of head dims: ``width // num_heads`` (times ``fraction`` for
+  ``rope_partial``) must be even, or ``make`` refuses it. The axial ones (``rope_axial``,
+  ``learned_coords_rope``) split the Dh/2 pairs evenly over the D axes of the coordinates: each axis
+  rotates ⌊Dh/2 / D⌋ pairs and the (Dh/2 mod D) pairs left over are not rotated (Dh = 6 on 2-D
+  coordinates rotates 4 of 6 dims): take Dh a multiple of 2·D to rotate them all.
 
   Returns:
     An unbound module ``pe(positions, block_index, x_BNW=None) -> PositionalTerms``: built inside
     a compact method of your model it is your model's submodule (its parameters under its name).
     ``block_index`` selects the block's own parameters (one PE per block), so ask with 0 for a
-    PE shared by all blocks.
+    PE shared by all blocks. ``positions`` is a ``Positions`` with one index int[N] for the whole
+    batch (per-example positions [B, N] are not supported yet); ``x_BNW``, the block input, is
+    what ``peg`` convolves (it needs it).
+
+  Raises:
+    PEError (a ValueError; ``learnpe_jax.errors``): one line naming the PE, the argument and what
+    is allowed. The module's calls raise it too, for positions it cannot serve.
   """
-  spec = get_spec(name)
-  kwargs = _fields_to_kwargs(name, fields)
+  module_name = fields.pop("name", None)
+  return _build(name, fields, library=True, width=width, num_heads=num_heads,
+                num_tokens=num_tokens, init_scale=init_scale, dtype=dtype,
+                param_dtype=param_dtype, causal=causal, module_name=module_name)
+
+
+def _count(value) -> int | None:
+  """``value`` as an int ≥ 1, or None."""
+  if isinstance(value, bool):
+    return None
+  try:
+    value = operator.index(value)
+  except TypeError:
+    return None
+  return value if value >= 1 else None
+
+
+def _dtype_name(value) -> str:
+  """'bfloat16' for jnp.bfloat16 (or its dtype), else the value's repr."""
+  try:
+    return str(np.dtype(value))
+  except TypeError:
+    return repr(value)
+
+
+def _rotated_dims(spec: PESpec, kwargs: Mapping[str, Any], head_dim: int) -> tuple[int, str]:
+  """How many of a head's dims rotary PE ``spec`` rotates (``int(Dh · fraction)``), and how."""
+  fraction = kwargs.get("fraction", 1.0)
+  if fraction == 1.0:
+    return head_dim, f"the head dim width // num_heads = {head_dim}"
+  return int(head_dim * fraction), f"fraction={fraction} of the head dim {head_dim}"
+
+
+def _build(name, fields, *, library: bool, width, num_heads, num_tokens, init_scale, dtype=None,
+           param_dtype=None, causal=False, module_name=None) -> PositionalEncoding:
+  """``make`` (``library``: errors in the library's words) and ``build_pe`` (the config's)."""
+  spec = _library_spec(name) if library else get_spec(name)
+  where = f"make({name!r})"
+
+  def error(argument, problem, field, value, allowed):
+    return PEError(name, argument, f"{where}: {problem}", field=field, value=value,
+                   allowed=allowed)
+
+  for argument, value in (("width", width), ("num_heads", num_heads), ("num_tokens", num_tokens)):
+    if _count(value) is None:
+      raise error(argument, f"{argument}={value!r} is not allowed: an integer ≥ 1",
+                  f"model.{argument}", value, "an integer > 0")
+  if width % num_heads:
+    raise error("num_heads", f"num_heads={num_heads} is not allowed with width={width}: a divisor "
+                "of the width (each head gets width // num_heads dims)", "model.num_heads",
+                num_heads, f"a divisor of model.width={width}")
+  kwargs = _fields_to_kwargs(name, fields, library=library)
   model_fields = dict(width=width, num_heads=num_heads, num_tokens=num_tokens,
                       init_scale=init_scale)
   for key, value in (("dtype", dtype), ("param_dtype", param_dtype)):
     if value is not None:
       if not _takes_dtype(spec.module):
         takes = ", ".join(n for n, s in REGISTRY.items() if _takes_dtype(s.module))
-        raise ValueError(f"make({name!r}, {key}={value!r}): PE {name!r} takes no {key} (its "
-                         f"terms take your model's dtype where they are used: terms.add_to(x), "
-                         f"attend_with_terms(..., dtype=)); the PEs that take one: {takes}")
+        raise PEError(name, key, f"make({name!r}, {key}={_dtype_name(value)}): PE {name!r} "
+                      f"takes no {key} (its terms take your model's dtype where they are used: "
+                      f"terms.add_to(x), attend_with_terms(..., dtype=)); the PEs that take one: "
+                      f"{takes}",
+                      field=f"model.pe.{key}", value=value, allowed="no dtype in a config")
       kwargs[key] = value
+  if causal not in (True, False):
+    raise error("causal", f"causal={causal!r} is not allowed: True (a causal decoder) or False",
+                "model.causal", causal, "True or False")
+  if causal and not spec.causal:
+    causal_pes = ", ".join(n for n, s in sorted(REGISTRY.items()) if s.causal)
+    refused = ", ".join(n for n, s in REGISTRY.items() if not s.causal)
+    raise error("causal", f"causal=True is not allowed: PE {name!r} reads later tokens (its terms "
+                "at a token depend on the tokens after it), which a causal decoder must not see; "
+                f"a causal model takes every PE of the catalogue but {refused} "
+                "(get_spec(name).causal)", "model.pe.name", name,
+                f"a PE whose terms at a position read no later token, with model.causal=True: "
+                f"one of {causal_pes}")
+  rotary_specs = [(name, spec, kwargs)]
+  inner = None
   if "inner" in kwargs:
-    inner = inner_spec(kwargs["inner"])
+    inner = inner_spec(kwargs["inner"], library=library, outer=name)
     inner_fields = {**_module_spelling(inner.config_fields()),
                     "init_family": kwargs["init_family"], "native_scale": kwargs["native_scale"]}
+    rotary_specs.append((inner.name, inner, inner_fields))
+  for pe_name, pe_spec, pe_kwargs_ in rotary_specs:
+    if issubclass(pe_spec.module, rotary.Rotary):
+      rotated, what = _rotated_dims(pe_spec, pe_kwargs_, width // num_heads)
+      if rotated < 2 or rotated % 2:
+        of = "" if pe_name == name else f" (its inner PE {pe_name!r})"
+        raise error("num_heads", f"width={width} with num_heads={num_heads} is not allowed"
+                    f"{of}: a rotary PE rotates pairs of dims, and {what} gives {rotated} dims to "
+                    f"rotate, {'none' if rotated < 2 else 'an odd number'} (one would stay "
+                    "unrotated); choose width and num_heads whose head dim "
+                    + ("is even" if what.startswith("the head") else "times fraction is even"),
+                    "model.num_heads", num_heads,
+                    f"a head dim model.width // model.num_heads whose rotated part is an even "
+                    f"number of dims for rotary PE {pe_name!r} ({what} gives {rotated})")
+  names_ = dict(catalogue_name=name, causal_model=bool(causal))
+  if inner is not None:
     # parent=None: the outer PE adopts it as its submodule 'inner', wherever it is built.
-    kwargs["inner"] = inner.module(**model_fields, **inner_fields, parent=None)
-  return spec.module(**model_fields, **kwargs)
+    kwargs["inner"] = inner.module(**model_fields, **inner_fields, catalogue_name=inner.name,
+                                   causal_model=bool(causal), parent=None)
+  if module_name is not None:
+    names_["name"] = module_name
+  return spec.module(**model_fields, **kwargs, **names_)
 
 
 def build_pe(pe_config, *, width: int, num_heads: int, num_tokens: int,
              init_scale: Any = 1.0) -> PositionalEncoding:
-  """The PE module of config.model.pe (``make`` with the config's name and fields). A field
-  ``inner`` (learned coordinates) becomes that PE, with its registered defaults and this PE's σ
-  and initializer family."""
+  """The PE module of config.model.pe (``make`` with the config's name and fields; errors are
+  ``ConfigError``s in the config's words). A field ``inner`` (learned coordinates) becomes that PE,
+  with its registered defaults and this PE's σ and initializer family."""
   fields = {k: v for k, v in dict(pe_config).items() if k != "name"}
-  return make(pe_config["name"], width=width, num_heads=num_heads, num_tokens=num_tokens,
-              init_scale=init_scale, **fields)
+  try:
+    return _build(pe_config["name"], fields, library=False, width=width, num_heads=num_heads,
+                  num_tokens=num_tokens, init_scale=init_scale)
+  except PEError as e:
+    raise e.config_error() from None
 
 
 def names() -> list[str]:
   """Every registered PE name, in catalogue order."""
   return list(REGISTRY)
+
+
+_MAKE_DOC = make.__doc__
+
+
+def _document_names() -> None:
+  """``make``'s docstring (``help(pe.make)``) with every registered name and its summary, one line
+  each, from the registry (at import, and again when ``register`` adds one)."""
+  lines = [f"    {n:<27} {s.summary}" + ("" if s.causal else " [not causal]")
+           for n, s in REGISTRY.items()]
+  make.__doc__ = (_MAKE_DOC.rstrip() + f"\n\n  The {len(REGISTRY)} names (``names()``; "
+                  "``get_spec(name)`` for one, ``python -m learnpe_jax.pe`` for the catalogue):\n\n"
+                  + "\n".join(lines) + "\n")
+
+
+_document_names()
 
 
 def check_pe_for_task(config, positions) -> None:
@@ -313,10 +544,8 @@ def check_pe_for_task(config, positions) -> None:
   pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=positions.num_tokens)
   try:
     pe.check(positions, pe_block_indices(m.depth, m.pe_placement, m.pe_sharing))
-  except ConfigError as e:  # name the PE as the user did, not by its class
-    if e.field != "model.pe.name":
-      raise
-    raise ConfigError(e.field, m.pe.name, e.allowed) from None
+  except PEError as e:  # the config's words, the PE named as the config names it
+    raise e.config_error(m.pe.name if e.field == "model.pe.name" else None) from None
 
 
 CONFIG_TABLE = "configs/pe_fields.py"  # config_table_source(), for the config files
