@@ -93,7 +93,7 @@ def test_pe_fields_are_checked_where_the_model_is_built():
   config = grid2d.get_config("smoke,pe=rope")
   assert pe_kwargs({"name": "rope"}) == pe_kwargs(config.model.pe)
   config.model.pe = {"name": "rotary"}
-  with pytest.raises(ConfigError, match="model.pe.name='rotary' is not allowed: one of"):
+  with pytest.raises(ConfigError, match="model.pe.name='rotary' is not allowed: did you mean 'rope'"):
     config_validation.validate(config)
 
 
