@@ -191,6 +191,34 @@ def test_mechanism_within_sigma_fails_when_delta_rsa_follows_sigma_alone():
   assert got["p"] < 0.01
 
 
+def _converse_cells(delta_of):
+  """PE-lr cells (σ, scale) with block-0 displacement 0.02·σ^½·scale^½ (it grows with the PE's
+  steps and overlaps across σ) and ΔRSA = ``delta_of(σ, displacement)``."""
+  cells = []
+  for sigma in companion.PE_LR_SIGMAS:
+    for scale in companion.PE_LR_SCALES:
+      d = 0.02 * sigma ** 0.5 * scale ** 0.5
+      cells.append({"cell": (sigma, scale), "displacement_block0": d,
+                    "delta_rsa_block0": delta_of(sigma, d)})
+  return cells
+
+
+def test_mechanism_converse_tells_distance_from_distance_relative_to_init():
+  """ΔRSA a function of the distance moved alone: no σ effect; a function of distance / σ (what
+  a relative movement measures): σ matters, smaller σ higher at matched displacement."""
+  import numpy as np
+  from experiments.rules import companion as rules_companion
+  noise = iter(np.random.default_rng(1).normal(0, 0.002, 100))
+  absolute = rules_companion.mechanism_converse(
+      _converse_cells(lambda s, d: np.log(d) + next(noise)))
+  assert absolute["verdict"] != "σ matters at matched displacement"
+  assert absolute["p"] >= 0.05
+  relative = rules_companion.mechanism_converse(_converse_cells(lambda s, d: np.log(d / s)))
+  assert relative["verdict"] == "σ matters at matched displacement" and relative["rho"] < 0
+  assert relative["pairs"] and relative["pairs_small_sigma_higher"] == len(relative["pairs"])
+  assert 0.5 < relative["detectable_rho"] < 1
+
+
 def test_claim1_v2_needs_a_majority_of_seeds_and_says_fragile_when_variants_disagree():
   from experiments.rules import companion as rules_companion
   grid = lambda d0, mean: {**_change(mean), "rsa_cosine": {"delta": [d0, 0, 0, 0],

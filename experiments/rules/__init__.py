@@ -28,6 +28,8 @@ import math
 import numpy as np
 import scipy.stats
 
+from learnpe_jax.measures.grid_change import partial_spearman
+
 RULES_VERSION = 2
 Z_TWO_SIDED_5, Z_POWER_80 = 1.959963984540054, 0.8416212335729143
 
@@ -131,6 +133,24 @@ def stratified_spearman(x, y, strata, permutations: int = 9999, seed: int = 0):
   exceed = int(np.sum(total / len(groups) >= observed - 1e-12))
   keys = [strata[g[0]].item() for g in groups]
   return observed, (1 + exceed) / (1 + permutations), dict(zip(keys, per, strict=True))
+
+
+def partial_spearman_test(a, b, covariates) -> dict:
+  """Spearman ρ(a, b) with the ranked ``covariates`` (columns) regressed out of both, and its
+  two-sided p from Student's t with n − 2 − k degrees of freedom."""
+  covariates = np.asarray(covariates, float).reshape(len(a), -1)
+  r = partial_spearman(np.asarray(a, float), np.asarray(b, float), covariates)
+  n, k = len(a), covariates.shape[1]
+  t = r * np.sqrt((n - 2 - k) / max(1e-12, 1 - r * r))
+  return {"rho": r, "p": float(2 * scipy.stats.t.sf(abs(t), n - 2 - k))}
+
+
+def detectable_correlation(n: int, covariates: int = 0, alpha: float = 0.01,
+                           power: float = 0.8) -> float:
+  """The smallest |ρ| a (partial) correlation over n points detects with the given power at
+  two-sided ``alpha`` (Fisher z: atanh ρ · √(n − 3 − k) = z₁₋α/₂ + z_power)."""
+  z = scipy.stats.norm.ppf(1 - alpha / 2) + scipy.stats.norm.ppf(power)
+  return float(np.tanh(z / math.sqrt(max(1, n - 3 - covariates))))
 
 
 RULE_HISTORY = (

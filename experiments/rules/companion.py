@@ -15,7 +15,6 @@ import numpy as np
 import scipy.stats
 
 from experiments import rules
-from learnpe_jax.measures.grid_change import partial_spearman
 
 CHANCE, N_REF = 0.25, 15
 COLUMNS = ("test", "human")
@@ -173,12 +172,9 @@ def mechanism_v1(models: list[dict]) -> dict:
   rho = scipy.stats.spearmanr(move, delta)
   log_sigma = np.log([m["pe_init_scale"] for m in models])
   log_lr = np.log([m["learning_rate"] * m.get("pe_lr_scale", 1.0) for m in models])
-  partial = {}
-  for name, covariates in (("log σ", [log_sigma]), ("log σ, log lr", [log_sigma, log_lr])):
-    r = partial_spearman(move, delta, np.column_stack(covariates))
-    n, k = len(move), len(covariates)
-    t = r * np.sqrt((n - 2 - k) / max(1e-12, 1 - r * r))
-    partial[name] = {"rho": r, "p": float(2 * scipy.stats.t.sf(abs(t), n - 2 - k))}
+  partial = {name: rules.partial_spearman_test(move, delta, np.column_stack(covariates))
+             for name, covariates in (("log σ", [log_sigma]),
+                                      ("log σ, log lr", [log_sigma, log_lr]))}
   sigma_rho = scipy.stats.spearmanr(log_sigma, delta)
   return {"verdict": "holds" if rho.statistic > 0.5 and rho.pvalue < 0.01 else "does not hold",
           "spearman_rho": float(rho.statistic), "p": float(rho.pvalue), "models": len(models),
@@ -223,3 +219,36 @@ def mechanism_within_sigma(cells: list[dict], measure: str = "delta_rsa",
                "does not hold within σ" if rho <= 0 or p >= 0.05 else "weak")
   return {"verdict": verdict, "mean_rho": rho, "p": p, "rho_by_sigma": per,
           "cells": len(cells), "measure": measure}
+
+
+def mechanism_converse(cells: list[dict], measure: str = "delta_rsa_block0",
+                       max_ratio: float = 1.5) -> dict:
+  """The converse of the within-σ test: at matched absolute displacement, does σ still matter?
+
+  ``cells`` with ``cell`` = (σ, PE lr scale) and block 0's ``displacement_block0`` (the RMS of
+  P − P⁰, the one block whose initial norm the records hold). The statistic is the partial
+  Spearman ρ(log σ, ``measure`` | log displacement) over the cell means, p from t (n − 3 df).
+  *σ matters at matched displacement* when p < 0.01; *no σ effect detected* when p ≥ 0.05 (with
+  the |ρ| the rule detects at 80% power beside it: not evidence of no effect below it); else
+  *weak*. ρ < 0 reads: a smaller σ turns more grid-like for the same distance moved, i.e. what
+  counts is the distance relative to the init's norm. The matched pairs (cells at different σ
+  whose displacements differ by at most ``max_ratio``×) are listed as the like-for-like view.
+
+  Written after the PE-lr sweep's table was published, so it reads data it was not blind to."""
+  sigma = np.log([c["cell"][0] for c in cells])
+  disp = np.log([c["displacement_block0"] for c in cells])
+  value = np.array([c[measure] for c in cells])
+  test = rules.partial_spearman_test(sigma, value, disp[:, None])
+  verdict = ("σ matters at matched displacement" if test["p"] < 0.01 else
+             "no σ effect detected" if test["p"] >= 0.05 else "weak")
+  pairs = [{"small": a["cell"], "large": b["cell"],
+            "displacement": (a["displacement_block0"], b["displacement_block0"]),
+            "values": (a[measure], b[measure])}
+           for a, b in itertools.combinations(sorted(cells, key=lambda c: c["cell"]), 2)
+           if a["cell"][0] < b["cell"][0]
+           and max(a["displacement_block0"], b["displacement_block0"])
+           <= max_ratio * min(a["displacement_block0"], b["displacement_block0"])]
+  return {"verdict": verdict, "rho": test["rho"], "p": test["p"], "cells": len(cells),
+          "detectable_rho": rules.detectable_correlation(len(cells), covariates=1),
+          "measure": measure, "pairs": pairs,
+          "pairs_small_sigma_higher": sum(p["values"][0] > p["values"][1] for p in pairs)}
