@@ -230,13 +230,17 @@ def mechanism_converse(cells: list[dict], measure: str = "delta_rsa_block0",
   Spearman ρ(log σ, ``measure`` | log displacement) over the cell means, p from t (n − 3 df).
   *σ matters at matched displacement* when p < 0.01; *no σ effect detected* when p ≥ 0.05 (with
   the |ρ| the rule detects at 80% power beside it: not evidence of no effect below it); else
-  *weak*. ρ < 0 reads: a smaller σ turns more grid-like for the same distance moved, i.e. what
+  *weak*; *incomplete* with fewer than 5 cells or a displacement missing. ρ < 0 reads: a smaller σ turns more grid-like for the same distance moved, i.e. what
   counts is the distance relative to the init's norm. The matched pairs (cells at different σ
   whose displacements differ by at most ``max_ratio``×) are listed as the like-for-like view.
 
   Written after the PE-lr sweep's table was published, so it reads data it was not blind to."""
   sigma = np.log([c["cell"][0] for c in cells])
   disp = np.log([c["displacement_block0"] for c in cells])
+  if len(cells) < 5 or not np.all(np.isfinite(disp)):
+    return {"verdict": "incomplete", "rho": float("nan"), "p": float("nan"),
+            "cells": len(cells), "measure": measure, "pairs": [], "pairs_small_sigma_higher": 0,
+            "detectable_rho": float("nan")}
   value = np.array([c[measure] for c in cells])
   test = rules.partial_spearman_test(sigma, value, disp[:, None])
   verdict = ("σ matters at matched displacement" if test["p"] < 0.01 else
