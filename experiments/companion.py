@@ -84,7 +84,9 @@ Verdict rules v1 (written before the runs on the companion's data; kept to show 
     where a PyTorch implementation of the same model reaches 0.986 and 0.954).
   * Claim 2 at this scale (large σ generalises worse while every σ fits): holds when every learned
     σ fits (train accuracy ≥ 0.95) and human accuracy falls from σ 0.1 to σ 2 by more than 0.1;
-    holds partly when only one of the two parts holds.
+    holds partly when only one of the two parts holds. Rule v2 (``rules.companion.claim2``,
+    written after v1's result) asks the fall to exceed 0.1 beyond the seeds' spread (Welch,
+    one-sided p < 0.05) and prints the drop it detects with 80% power.
   * Claim 1 at this scale (a small-norm PE mirrors the grid), judged from each model's own init
     (paired): a model's PE is *grid-like* when the mean over its four blocks of ΔRSA (cosine
     PE–grid RSA at the end minus at init, ``measures.grid_change``) is ≥ 0.25 and block 0's final
@@ -348,6 +350,8 @@ def claim_verdicts(conditions: list[dict], models: list[dict] | None = None) -> 
     out["claim2"] = ("holds" if fits and falls else "holds partly" if fits or falls
                      else "does not hold at this scale")
     out["claim2_parts"] = {"every σ fits": fits, "human accuracy falls by > 0.1": falls}
+    out["claim2_v2"] = rules_companion.claim2(learned[0.1]["human_accuracy"]["values"],
+                                              learned[2.0]["human_accuracy"]["values"], fits)
   judged = {s: c["grid_like"] for s, c in learned.items() if c.get("grid_like")}
   if judged:
     like = {s: sum(bool(g) for g in flags) >= 2 and len(flags) >= 3 for s, flags in judged.items()}
@@ -611,8 +615,13 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
       *_side_by_side_v2(sbs),
   ]
   if "claim2" in verdict["claims"]:
+    c2 = verdict["claims"].get("claim2_v2")
     lines.append(f"**Claim 2 at this scale:** {verdict['claims']['claim2']} "
-                 f"({yes_no(verdict['claims']['claim2_parts'])}).")
+                 f"({yes_no(verdict['claims']['claim2_parts'])})" + (
+                     f"; rule v2 (the fall beyond the seeds' spread, written after v1's result): "
+                     f"{c2['verdict']} (human σ 0.1 − σ 2: {c2['drop']:+.3f} ± {c2['se']:.3f}, "
+                     f"Welch p (drop > {c2['margin']:g}) = {_p(c2['p'])}; it detects a drop of "
+                     f"{c2['detectable_drop']:.3f} with 80% power)." if c2 else "."))
   lines += ["", "## Claim 1 at the study's scale: what each PE learned, from its own init", "",
             *_claim1_table(companion), ""]
   claims = verdict["claims"]

@@ -317,3 +317,16 @@ def test_every_piece_is_a_valid_config():
   from learnpe_jax.training import config_validation
   for job in companion.JOBS:
     config_validation.validate(job.build_config())
+
+
+def test_claim2_v2_needs_the_fall_beyond_the_seeds_spread():
+  """Means 0.15 apart pass v1's '> 0.1'; with seeds spread ±0.2 the fall is not beyond the margin
+  and v2 says 'holds partly'; a tight spread holds."""
+  from experiments.rules import companion as rules_companion
+  wide = rules_companion.claim2([0.95, 0.55, 0.95], [0.6, 0.7, 0.7], fits=True)
+  assert wide["drop"] > 0.1 and wide["verdict"] == "holds partly"
+  tight = rules_companion.claim2([0.95, 0.96, 0.97], [0.6, 0.61, 0.62], fits=True)
+  assert tight["verdict"] == "holds" and tight["p"] < 0.05
+  assert tight["detectable_drop"] == pytest.approx(0.1 + 2.80 * tight["se"], rel=1e-3)
+  assert rules_companion.claim2([0.95, 0.96, 0.97], [0.6, 0.61, 0.62], fits=False)["verdict"] \
+      == "holds partly"

@@ -150,6 +150,30 @@ def claim1_sensitivity(models_by_sigma: dict) -> dict:
           "v1_two_of_three": claim1(models_by_sigma, majority=False, **PRIMARY)}
 
 
+def claim2(small: list, large: list, fits: bool, margin: float = 0.1) -> dict:
+  """Claim 2, rule v2 (v1: every σ fits and the mean human accuracy falls from the small σ to the
+  large σ by > ``margin``, with no uncertainty). v2 keeps the fit part and asks that the fall
+  exceed the margin beyond the seeds' spread: Welch's one-sided test of drop − margin > 0 at
+  p < 0.05, se = √(sd²_small/n + sd²_large/n). Its power: the drop it detects with 80% is
+  ``margin`` + 2.80·se. Written after v1's result, which it cannot move unless the spread is
+  large."""
+  a, b = np.asarray(small, float), np.asarray(large, float)
+  drop = float(a.mean() - b.mean())
+  se = float(np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))) if min(len(a), len(b)) > 1 \
+      else float("nan")
+  if np.isfinite(se) and se > 0:
+    p = float(scipy.stats.ttest_ind(a - margin, b, equal_var=False, alternative="greater").pvalue)
+  else:
+    p = float("nan") if not np.isfinite(se) else (0.0 if drop > margin else 1.0)
+  falls = bool(np.isfinite(p) and p < 0.05)
+  verdict = ("incomplete" if not np.isfinite(p) else
+             "holds" if fits and falls else "holds partly" if fits or falls else
+             "does not hold at this scale")
+  return {"verdict": verdict, "drop": drop, "se": se, "p": p, "margin": margin,
+          "detectable_drop": margin + rules.detectable_difference(se) if np.isfinite(se) else
+          float("nan"), "parts": {"every σ fits": fits, "falls beyond the margin": falls}}
+
+
 def claim1_v0(block0_rsa: dict, block0_sinusoid: dict) -> str:
   """The first claim-1 rule (commit 34a7fa8, replaced in abfe1a8): block 0's final PE–grid RSA and
   its similarity to the 2-D sinusoid (means over seeds, keyed by σ) are both higher at the
