@@ -43,7 +43,7 @@ RSA (``pe_rsa``: Spearman ρ of the PE's dissimilarity 1 − cos against true di
 PEs that add per-token vectors; the bias–geometry RSA (``pe_bias_rsa``, ``measures.bias_geometry``:
 mean over heads of Spearman ρ of the negated content-free logits against true distance, block 0)
 for PEs whose logits have a content-free part (biases, untied positional attention); the
-coordinates R² (``coords_r2``, ``train._per_model_pe_analysis``: 1 − Procrustes disparity of the
+coordinates R² (``coords_r2``, ``loop._per_model_pe_analysis``: 1 − Procrustes disparity of the
 learned coordinates against the true ones) for learned-coordinate PEs (added after the LST's other
 rows had run and before its learned-coordinate rows, netsim and brain). Rotary and query-side
 relative PEs have none of these.

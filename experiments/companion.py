@@ -652,7 +652,7 @@ def markdown(conditions: list[dict], verdict: dict, wall: dict, findings: str = 
   if findings:
     lines += ["", "## What the results say", "", findings.strip()]
   lines += ["", "![curves](figure.png)", "",
-            "Wall time per piece (as `train.py` measured it, all resumes; "
+            "Wall time per piece (as `loop.py` measured it, all resumes; "
             "pieces that ran beside other work are slower):", ""]
   lines += [f"- `{name}`: {t}" for name, t in wall.items()]
   return "\n".join(lines) + "\n"
@@ -742,7 +742,7 @@ def summary(conditions: list[dict], verdict: dict) -> str:
 
 
 def wall_times(models: list[dict]) -> dict:
-  """Per finished piece: its wall time and cores as ``train.py`` measured them (pieces run before
+  """Per finished piece: its wall time and cores as ``loop.py`` measured them (pieces run before
   it did: from the piece's ``train.log``, first line to last, all resumes)."""
   walls = {}
   for job in JOBS:

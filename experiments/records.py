@@ -1,13 +1,13 @@
 """One record format for every study: ``experiments/results/<study>/records.jsonl``.
 
-A row per trained model: the model's record from its run's ``summary.json`` as ``train.py`` wrote
+A row per trained model: the model's record from its run's ``summary.json`` as ``loop.py`` wrote
 it (its sweep fields ``pe_init_scale``, ``seed``, ``learning_rate``; final train, test and further
 eval-set scores, by level; the PE measures at init and at the end), plus
 
   job          the job's name in the study's job list (which gives its config and overrides)
   task, pe, num_steps, eval_sets   the run's, from its summary
   config_hash  sha256 (first 12 hex digits) of the run's resolved ``config.json``
-  wall_s, cores, model_steps_per_s   the job's ``timing.json`` (``train.py`` measures it)
+  wall_s, cores, model_steps_per_s   the job's ``timing.json`` (``loop.py`` measures it)
   and whatever the study adds per model (``extra``: the claims' PE analysis of the last checkpoint).
 
 Rows are the part of a run that travels with the repo: a fresh checkout rebuilds every table and
@@ -63,7 +63,7 @@ def config_hash(config: dict) -> str:
 
 
 def _log_timing(workdir: str) -> dict:
-  """For a run made before ``train.py`` wrote ``timing.json``: its wall time from the absl lines of
+  """For a run made before ``loop.py`` wrote ``timing.json``: its wall time from the absl lines of
   its ``train.log`` (first to last, gaps over 10 minutes, an interruption, not counted) and the
   cores its log says it could use."""
   path = os.path.join(workdir, "train.log")

@@ -27,7 +27,7 @@ flags.mark_flags_as_required(["config", "workdir"])
 
 def main(argv):
   cli.start(argv, hint="; use --config.field=value for overrides")
-  from learnpe_jax.training import train  # after flag parsing: keeps `--help` fast
+  from learnpe_jax.training import loop  # after flag parsing: keeps `--help` fast
   if _DISTRIBUTED.value:
     from learnpe_jax.training import sharding
     sharding.initialize_distributed(_COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value)
@@ -39,7 +39,7 @@ def main(argv):
     cli.fail(f"cannot load --config: {lines[-1]}")
   try:
     with cli.user_errors():
-      train.train_and_evaluate(config, _WORKDIR.value)
+      loop.train_and_evaluate(config, _WORKDIR.value)
   except Preempted as e:
     print(f"stopped: {e}", file=sys.stderr)
     sys.exit(143)

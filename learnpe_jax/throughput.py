@@ -1,7 +1,7 @@
 """Throughput benchmark of the real training path:
 ``python -m learnpe_jax.throughput --config=... --num_models=K``.
 
-Builds the config's task, model and ``Trainer`` (the code ``train.py`` runs), compiles one chunk,
+Builds the config's task, model and ``Trainer`` (the code ``loop.py`` runs), compiles one chunk,
 times ``--chunks`` more, and prints one JSON line last. The timed window is short by default: chunks
 of ``DEFAULT_CHUNK_STEPS`` steps (the config's ``train.chunk_steps`` when smaller; ``--chunk_steps``
 sets it), so the study-scale config answers in minutes on a CPU, not the hour its 500-step chunks
@@ -65,7 +65,7 @@ def build(config, num_models: int):
   from learnpe_jax.tasks.registry import load_task
   from learnpe_jax.training import config_validation
   from learnpe_jax.training.sweep import model_axis
-  from learnpe_jax.training.trainer import Trainer
+  from learnpe_jax.training.compiled import Trainer
 
   config = config.copy_and_resolve_references()
   config.sweep.pe_init_scale = tuple(np.geomspace(0.01, 3.0, num_models).round(5).tolist())
@@ -88,7 +88,7 @@ def build(config, num_models: int):
 def xla_flops_per_model_step(config, task, exact_shortcuts: bool | None = None) -> float:
   """XLA's cost analysis of one train step per model (with ``model.exact_shortcuts`` overridden)."""
   from learnpe_jax.training.sweep import model_axis
-  from learnpe_jax.training.trainer import Trainer
+  from learnpe_jax.training.compiled import Trainer
 
   config = config.copy_and_resolve_references()
   config.train.chunk_steps = 1  # the analysis counts a loop body once: analyse a one-step chunk

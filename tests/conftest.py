@@ -26,13 +26,13 @@ def smoke_run(tmp_path_factory, data_dir):
   """The workdir of one grid2d smoke run of 100 steps, trained once per test session (per xdist
   worker) and shared by the analysis, evaluate and human-puzzle tests."""
   from configs import grid2d
-  from learnpe_jax.training import train
+  from learnpe_jax.training import loop
   workdir = tmp_path_factory.getbasetemp() / "smoke_run"
   if not (workdir / "summary.json").exists():
     config = grid2d.get_config("smoke")
     config.data.data_dir = data_dir
     config.train.num_steps = 100
-    train.train_and_evaluate(config, str(workdir))
+    loop.train_and_evaluate(config, str(workdir))
   return str(workdir)
 
 

@@ -28,7 +28,7 @@ def train_chunks(config, chunks):
   import jax
   from learnpe_jax.tasks.registry import load_task
   from learnpe_jax.training.sweep import model_axis
-  from learnpe_jax.training.trainer import Trainer
+  from learnpe_jax.training.compiled import Trainer
   trainer = Trainer(config, load_task(config), model_axis(config))
   state = trainer.init()
   for _ in range(chunks):

@@ -20,7 +20,7 @@ from learnpe_jax.run.workdir import Workdir
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.training.config_validation import validate
 from learnpe_jax.training.sweep import model_axis
-from learnpe_jax.training.trainer import Trainer, build_model
+from learnpe_jax.training.compiled import Trainer, build_model
 from tests.helpers import assert_sweep_equals_single_runs, run_main
 
 

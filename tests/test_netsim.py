@@ -150,7 +150,7 @@ def test_format_table_classification_unchanged():
 
 @pytest.mark.e2e
 def test_netsim_smoke_end_to_end(data_dir, tmp_path, capsys):
-  from learnpe_jax.training.train import train_and_evaluate
+  from learnpe_jax.training.loop import train_and_evaluate
   config = netsim_config(data_dir)
   summary = train_and_evaluate(config, str(tmp_path / "run"))
   assert summary["task"] == "netsim" and len(summary["models"]) == 4

@@ -17,7 +17,7 @@ from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.training import config_validation
 from learnpe_jax.training.optim import make_optimizer
 from learnpe_jax.training.sweep import model_axis
-from learnpe_jax.training.trainer import Trainer
+from learnpe_jax.training.compiled import Trainer
 from tests.helpers import assert_sweep_equals_single_runs
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from learnpe_jax.errors import UserError
 from learnpe_jax.tasks.registry import load_task
-from learnpe_jax.training import train
+from learnpe_jax.training import loop
 from learnpe_jax.training.sweep import model_axis
-from learnpe_jax.training.trainer import Trainer
+from learnpe_jax.training.compiled import Trainer
 from tests.helpers import run_main, start_main
 
 
@@ -119,7 +119,7 @@ def test_divergence_is_flagged_in_summary_and_table(tmp_path, smoke_config, caps
   smoke_config.train.eval_every = 50
   smoke_config.train.checkpoint_every = 50
   smoke_config.sweep.pe_init_scale = (0.1, 1e20)
-  summary = train.train_and_evaluate(smoke_config, str(tmp_path))
+  summary = loop.train_and_evaluate(smoke_config, str(tmp_path))
   flags = [(m["pe_init_scale"], m["diverged"], m["diverged_step"]) for m in summary["models"]]
   assert flags == [(0.1, False, None), (0.1, False, None), (1e20, True, 0), (1e20, True, 0)]
   json.loads((tmp_path / "summary.json").read_text())  # strict JSON despite NaN losses
@@ -132,7 +132,7 @@ def test_corrupt_checkpoint_gives_one_line_error_and_keeps_files(tmp_path, smoke
   smoke_config.train.num_steps = 50
   smoke_config.train.eval_every = 50
   smoke_config.train.checkpoint_every = 50
-  train.train_and_evaluate(smoke_config, str(tmp_path))
+  loop.train_and_evaluate(smoke_config, str(tmp_path))
   before = {p: (tmp_path / p).read_bytes() for p in ("summary.json", "metrics.jsonl")}
   for root, _, files in os.walk(tmp_path / "checkpoints" / "50"):
     for name in files:
@@ -140,6 +140,6 @@ def test_corrupt_checkpoint_gives_one_line_error_and_keeps_files(tmp_path, smoke
         f.truncate(max(0, os.path.getsize(os.path.join(root, name)) // 3))
   smoke_config.train.num_steps = 100
   with pytest.raises(UserError, match="checkpoint .*50 is unreadable") as e:
-    train.train_and_evaluate(smoke_config, str(tmp_path))
+    loop.train_and_evaluate(smoke_config, str(tmp_path))
   assert "\n" not in str(e.value)
   assert before == {p: (tmp_path / p).read_bytes() for p in before}

@@ -20,7 +20,7 @@ sys.path.insert(0, '.')
 from configs import grid2d
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.training.sweep import model_axis
-from learnpe_jax.training.trainer import Trainer
+from learnpe_jax.training.compiled import Trainer
 c = grid2d.get_config('smoke'); c.data.data_dir = sys.argv[1]
 c.sweep.pe_init_scale = (0.1, 1.0, 2.0)
 t = Trainer(c, load_task(c), model_axis(c))

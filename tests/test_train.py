@@ -8,9 +8,9 @@ import pytest
 
 from learnpe_jax.errors import UserError
 from learnpe_jax.tasks.registry import load_task
-from learnpe_jax.training import train
+from learnpe_jax.training import loop
 from learnpe_jax.training.sweep import model_axis
-from learnpe_jax.training.trainer import Trainer
+from learnpe_jax.training.compiled import Trainer
 from tests.helpers import assert_sweep_equals_single_runs, run_main
 
 
@@ -78,13 +78,13 @@ def test_learned_coordinates_get_their_procrustes_r2(smoke_config):
   coords = np.array(params["pe"]["coords"])
   coords[0] = 3.0 * true @ np.array([[0.0, -1.0], [1.0, 0.0]]) + 1.0  # rotated, scaled, moved
   params["pe"]["coords"] = coords
-  rows = train._per_model_pe_analysis(trainer, params, config)
+  rows = loop._per_model_pe_analysis(trainer, params, config)
   assert rows[0]["coords_r2"] == pytest.approx(1.0, abs=1e-9)
   assert all(r["coords_r2"] < 0.9 for r in rows[1:]), rows
   learned = smoke_config.copy_and_resolve_references()
   learned.model.pe.name = "learned"
   trainer = Trainer(learned, load_task(learned), model_axis(learned))
-  rows = train._per_model_pe_analysis(trainer, trainer.init()["models"]["params"], learned)
+  rows = loop._per_model_pe_analysis(trainer, trainer.init()["models"]["params"], learned)
   assert all("coords_r2" not in r and "pe_rsa" in r for r in rows)
 
 
@@ -124,13 +124,13 @@ def test_workdir_with_other_config_is_refused_then_restarted(tmp_path, smoke_con
   smoke_config.train.num_steps = 50
   smoke_config.train.eval_every = 50
   smoke_config.train.checkpoint_every = 50
-  train.train_and_evaluate(smoke_config, str(tmp_path))
+  loop.train_and_evaluate(smoke_config, str(tmp_path))
   before = (tmp_path / "summary.json").read_text()
   smoke_config.model.width = 16
   with pytest.raises(UserError, match="different config .*model.width"):
-    train.train_and_evaluate(smoke_config, str(tmp_path))
+    loop.train_and_evaluate(smoke_config, str(tmp_path))
   assert (tmp_path / "summary.json").read_text() == before  # nothing damaged
   smoke_config.resume = False
-  train.train_and_evaluate(smoke_config, str(tmp_path))
+  loop.train_and_evaluate(smoke_config, str(tmp_path))
   kept = [p for p in os.listdir(tmp_path) if p.startswith("previous_")]
   assert kept and (tmp_path / kept[0] / "summary.json").read_text() == before

@@ -5,7 +5,7 @@ local path; a temp object and a server-side copy on ``gs://``/``s3://``).
   metrics.jsonl   one line per model and evaluation step; a torn last line is dropped on resume
   summary.json    one record per model at the end (a function of the config alone: the same config
                   and seed give the same bytes)
-  timing.json     how long the run took and on how many CPU cores (``train.py`` measures it; kept
+  timing.json     how long the run took and on how many CPU cores (``loop.py`` measures it; kept
                   apart from the summary because it differs between reruns)
   checkpoints/    orbax checkpoints (see ``checkpoints.py``)
 

@@ -21,7 +21,7 @@ from learnpe_jax.tasks.base import TaskData
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.training import sharding
 from learnpe_jax.training.sweep import ModelAxis, model_axis
-from learnpe_jax.training.trainer import Trainer
+from learnpe_jax.training.compiled import Trainer
 
 
 @dataclasses.dataclass

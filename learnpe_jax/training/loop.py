@@ -26,7 +26,7 @@ from learnpe_jax.run.workdir import Workdir, write_json
 from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.training import config_validation, report, sharding
 from learnpe_jax.training.sweep import model_axis
-from learnpe_jax.training.trainer import Trainer
+from learnpe_jax.training.compiled import Trainer
 
 
 def _per_model_pe_analysis(trainer: Trainer, params, config) -> list[dict]:
