@@ -2,22 +2,24 @@
 from the repository root as ``python -m experiments.<script>`` (e.g. ``python -m experiments.claims
 --all``).
 
-The modules, each importing only modules above it in this list:
+Three parts, each importing only the ones above it:
 
-  stats         mean ± sd and 95% interval over seeds, Welch's test: one rule for missing values
-  runner        Job; train a list of jobs on this machine (resumable, in lanes)
-  records       one record format for every study: records.jsonl (a row per model, with its job's
-                wall time and cores) and, where a figure draws them, curves.jsonl
-  cluster       the same jobs as commands for a cluster (print, TPU VM and SLURM scripts), gather
-  results_doc   RESULTS.md: each result's ``table.md`` spliced in between its markers
-  study         the results pipeline every study shares: train, collect (records), reduce (stats),
-                present (interval, mean_sd), publish (table.md/json, the RESULTS.md section)
-  length_curves a length task's accuracy against length, its verdicts (read by benchmark)
-  claims/       what a claim is, its jobs, per-model records, table, verdict helpers, figures, CLI
-  claim1_… claim6_…   the six claims; ``python -m experiments.claims --all`` runs them all
-  benchmark     the PE benchmark: every PE on the tasks (docs/benchmark.md)
-  companion, cpu_default, optimizer   the other studies, one ``study.Study`` each
-  lst_data_report, launch   the LST puzzles' report; a JSON job list run here or on a cluster
+  framework/    what every study shares (its own docstring lists the modules): stats over seeds,
+                the runner and its cluster commands, records, the results pipeline (study),
+                RESULTS.md splicing
+  rules/        every verdict rule, versioned, with its power (``rules`` is the shared policy;
+                ``rules.companion``, ``rules.claims``, ``rules.length`` each study's)
+  the studies   each a job list, its rules' inputs and its presentation:
+    length_curves a length task's accuracy against length (read by benchmark)
+    claims/       what a claim is, its jobs, per-model records, table, figures, CLI
+    claim1_… claim6_…   the six claims; ``python -m experiments.claims --all`` runs them all
+    benchmark     the PE benchmark: every PE on the tasks (docs/benchmark.md)
+    companion, cpu_default, optimizer   the other studies, one ``framework.study.Study`` each
+    lst_data_report, launch, rule_history   the LST puzzles' report; a JSON job list run here or
+                  on a cluster; RESULTS.md's rule history
+
+Every study's kept results live in ``experiments/results/<study>/`` (records.jsonl, table.md/json,
+figures) and are spliced into RESULTS.md.
 """
 
 from __future__ import annotations

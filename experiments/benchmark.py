@@ -10,10 +10,10 @@ length-generalisation tasks, ≥ 3 seeds, with interpretability.
     python -m experiments.benchmark --tabulate               # tables and figures of every task
 
 One job is one PE (a *row*) on one task: its σ × seeds vmapped in one compiled program, run by
-``experiments.runner`` in ``--root/TASK/ROW`` (default ``runs/benchmark``); a finished job (or one
+``framework.runner`` in ``--root/TASK/ROW`` (default ``runs/benchmark``); a finished job (or one
 whose records the repo keeps) is skipped and an interrupted one resumes from its last checkpoint.
 Every model's final record, with its job's wall time, is kept in
-``experiments/results/benchmark/records.jsonl`` (``experiments.records``; never checkpoints or
+``experiments/results/benchmark/records.jsonl`` (``framework.records``; never checkpoints or
 curves), so the tables can be rebuilt from a fresh checkout. The reading of a task's results is written by
 hand, after its runs, in ``experiments/results/benchmark/TASK/findings.md``; ``--tabulate`` puts it
 under the task's tables.
@@ -37,7 +37,7 @@ Rows (``rows(task)``):
   * every task: a PE identical by construction to another on the task (``COINCIDE``) is not
     trained again: its row says which PE it equals and why.
 
-Measures (mean and 95% Student-t interval over seeds, ``experiments.stats``): test score overall
+Measures (mean and 95% Student-t interval over seeds, ``framework.stats``): test score overall
 and per level (accuracy; R² for the regression tasks), train score, wall time of the job; PE–grid
 RSA (``pe_rsa``: Spearman ρ of the PE's dissimilarity 1 − cos against true distance, block 0) for
 PEs that add per-token vectors; the bias–geometry RSA (``pe_bias_rsa``, ``measures.bias_geometry``:
@@ -77,10 +77,11 @@ import json
 import os
 import sys
 
-from experiments import REPO, cluster, length_curves, records, runner, stats
+from experiments import REPO, length_curves
+from experiments.framework import cluster, records, runner, stats
 from experiments.rules import length as length_rules
-from experiments.runner import Job
-from experiments.study import Study, interval
+from experiments.framework.runner import Job
+from experiments.framework.study import Study, interval
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 
 DOC = os.path.join(REPO, "docs", "benchmark.md")
@@ -215,7 +216,7 @@ STUDY = Study("benchmark", tuple(row.job for task in BUDGETS for row in rows(tas
 
 def row_records(task: str, row: Row, models: list[dict]) -> list[dict]:
   """One record per σ of a finished row (its models among the study's ``models``, the rows of
-  ``experiments.records``): the measures over seeds (``stats.over_seeds``)."""
+  ``framework.records``): the measures over seeds (``stats.over_seeds``)."""
   models = records.of_job(models, row.job)
   if not models:
     return []
@@ -605,7 +606,7 @@ named as equal (docs/pe_catalogue.md, "PEs that coincide on a task").
 
 
 def tabulate(tasks: list[str], root: str) -> str:
-  """docs/benchmark.md from the study's records (``experiments.records``; jobs finished under
+  """docs/benchmark.md from the study's records (``framework.records``; jobs finished under
   ``root`` refresh theirs first); with every length task, their verdicts into
   ``SIDE_BY_SIDE`` and docs/length_generalisation.md (``length_summary``)."""
   models = STUDY.records(root)

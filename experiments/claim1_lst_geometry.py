@@ -24,8 +24,8 @@ import sys
 
 from experiments.claims import cli, figures, jobs, verdicts
 from experiments.claims.spec import Claim, Column
-from experiments.study import describe, interval
-from experiments.stats import greater_than_zero
+from experiments.framework.study import describe, interval
+from experiments.framework.stats import greater_than_zero
 
 SMALL, LARGE = (0.01, 0.1), (1.0, 3.0)
 COLUMNS = (Column("pe_rsa", "RSA"), Column("pe_rsa_init", "RSA at init"),

@@ -22,8 +22,8 @@ import sys
 
 from experiments.claims import cli, figures, jobs
 from experiments.claims.spec import Claim, Column
-from experiments.study import describe, interval
-from experiments.stats import welch_greater
+from experiments.framework.study import describe, interval
+from experiments.framework.stats import welch_greater
 
 SMALL, LARGE = (0.01, 0.1, 0.3), (1.0, 3.0)
 FIT = 0.95

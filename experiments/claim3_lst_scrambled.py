@@ -21,8 +21,8 @@ import sys
 
 from experiments.claims import cli, figures, jobs
 from experiments.claims.spec import Claim, Column
-from experiments.study import describe, interval
-from experiments.stats import welch_greater
+from experiments.framework.study import describe, interval
+from experiments.framework.stats import welch_greater
 
 SIGMAS = (0.01, 0.3, 3.0)
 INDEX_PES = ("sinusoidal_1d", "rope_1d")

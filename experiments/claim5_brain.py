@@ -39,7 +39,7 @@ import sys
 from experiments import RESULTS_DIR
 from experiments.claims import cli, figures, jobs, verdicts
 from experiments.claims.spec import Claim, Column
-from experiments.study import describe, interval
+from experiments.framework.study import describe, interval
 
 SMALL, LARGE = (0.01, 0.1), (1.0,)
 

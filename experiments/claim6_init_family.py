@@ -20,7 +20,7 @@ import sys
 
 from experiments.claims import cli, figures, jobs
 from experiments.claims.spec import Claim, Column
-from experiments.study import describe
+from experiments.framework.study import describe
 
 METRICS = {"test accuracy": "test_accuracy", "RSA": "pe_rsa", "layout R²": "pe:mds_r2"}
 COLUMNS = (Column("train_accuracy", "train acc"), Column("test_accuracy", "test acc"),

@@ -106,11 +106,12 @@ import textwrap
 
 import numpy as np
 
-from experiments import README, RESULTS_DIR, records, rule_history, stats
-from experiments.results_doc import splice
+from experiments import README, RESULTS_DIR, rule_history
+from experiments.framework import records, stats
+from experiments.framework.results_doc import splice
 from experiments.rules import companion as rules_companion
-from experiments.runner import Job
-from experiments.study import Study, mean_sd, yes_no
+from experiments.framework.runner import Job
+from experiments.framework.study import Study, mean_sd, yes_no
 
 CONFIG = "configs/grid2d.py:companion"
 LEVELS = ("binary", "ternary", "quaternary")

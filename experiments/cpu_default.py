@@ -28,9 +28,10 @@ import itertools
 import os
 import sys
 
-from experiments import REPO, records, stats
-from experiments.runner import Job
-from experiments.study import Study, yes_no
+from experiments import REPO
+from experiments.framework import records, stats
+from experiments.framework.runner import Job
+from experiments.framework.study import Study, yes_no
 
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
 
@@ -97,7 +98,7 @@ def aim_met(models: list[dict]) -> dict:
 
 
 def _summaries(root: str) -> dict[str, dict]:
-  """Each finished probe's models (``experiments.records``; probes finished under ``root`` are
+  """Each finished probe's models (``framework.records``; probes finished under ``root`` are
   refreshed first) as a summary for ``report.format_table``, then each pool of ``POOLED`` whose
   probes have all finished (their models together), by name."""
   rows = STUDY.records(root)

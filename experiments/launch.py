@@ -24,8 +24,8 @@ pre-emption continues from the job's last checkpoint, and a finished job only re
   python -m experiments.launch --jobs=jobs.json --root=gs://BUCKET/runs/widths --gather \
       --table_dir=results/widths                   # read every summary back from the bucket
 
-The jobs run through ``experiments.runner`` (as every script's jobs do; the claims'
-``--scale=paper`` take the same output flags, ``experiments.cluster``). Each job's workdir is
+The jobs run through ``framework.runner`` (as every script's jobs do; the claims'
+``--scale=paper`` take the same output flags, ``framework.cluster``). Each job's workdir is
 ``ROOT/NAME``; rerunning resumes unfinished jobs and skips finished ones; a failed job does not stop
 the others, and the command then exits with an error. The gathered table (mean ± sd over seeds per
 job and σ) goes to ``TABLE_DIR/table.md`` and ``TABLE_DIR/table.json`` (``TABLE_DIR`` defaults to
@@ -39,7 +39,7 @@ import argparse
 import json
 import sys
 
-from experiments import cluster, runner
+from experiments.framework import cluster, runner
 from learnpe_jax import paths
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiments import stats
+from experiments.framework import stats
 from experiments.rules import length as length_rules
 from learnpe_jax.training import report
 

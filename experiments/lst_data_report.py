@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from experiments import RESULTS_DIR, RESULTS_MD
-from experiments.results_doc import splice_results_section
+from experiments.framework.results_doc import splice_results_section
 from learnpe_jax.tasks.lst import generate as ls
 from learnpe_jax.tasks.lst import overlap as lst_overlap, puzzle_csv
 from learnpe_jax.tasks.lst import tfds_builder as latin_square_tfds

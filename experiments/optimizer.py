@@ -20,9 +20,9 @@ from __future__ import annotations
 import collections
 import sys
 
-from experiments import records, stats
-from experiments.runner import Job
-from experiments.study import Study
+from experiments.framework import records, stats
+from experiments.framework.runner import Job
+from experiments.framework.study import Study
 
 SEEDS = (0, 1, 2)  # the default's
 JOBS = (

@@ -13,7 +13,7 @@ import os
 import sys
 
 from experiments import RESULTS_DIR, RESULTS_MD
-from experiments.results_doc import splice
+from experiments.framework.results_doc import splice
 
 Change = collections.namedtuple("Change", "rule before after date reason verdicts")
 

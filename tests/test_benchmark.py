@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from experiments import benchmark, records, stats
+from experiments import benchmark
+from experiments.framework import records, stats
 from learnpe_jax.training import config_validation
 from learnpe_jax.pe.registry import REGISTRY, get_spec
 

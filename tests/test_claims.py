@@ -1,4 +1,4 @@
-"""experiments.claims and experiments.stats: intervals, verdict rules on known numbers, the kept
+"""experiments.claims and framework.stats: intervals, verdict rules on known numbers, the kept
 tables re-rendered from their numbers, and a claim run end to end."""
 
 import dataclasses
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from experiments import RESULTS_DIR, results_doc, stats
+from experiments import RESULTS_DIR
+from experiments.framework import results_doc, stats
 from experiments import claim1_lst_geometry as claim1
 from experiments import claim4_netsim as claim4
 from experiments import claim5_brain as claim5
@@ -209,8 +210,8 @@ def test_results_section_is_spliced_in_place_and_demoted(tmp_path):
 
 def test_claim_settings_are_read_from_the_configs_their_jobs_build():
   from experiments.claims import jobs
-  from experiments.runner import Job
-  from experiments.study import describe
+  from experiments.framework.runner import Job
+  from experiments.framework.study import describe
   job = Job("x", "configs/grid2d.py:reduced", (("train.num_steps", 1234),
                                                 ("sweep.pe_init_scale", (0.5,)),
                                                 ("sweep.seeds", (0, 2))))

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from experiments import README, RESULTS_DIR, RESULTS_MD, records, results_doc
+from experiments import README, RESULTS_DIR, RESULTS_MD
+from experiments.framework import records, results_doc
 from experiments import claim5_brain as claim5
 from experiments.claims import cli, jobs, suite, summary, table
 from experiments.claims.records import CLAIMS_DIR, model_records

@@ -148,7 +148,7 @@ def test_a_failed_job_is_reported_and_the_others_run(tmp_path):
   """runner.run_jobs: a job that fails (here: its config file does not exist) does not stop the
   next; it is returned (check=False) or stops the program (check=True); its one-line error is in
   its train.log, where runner.error_line reads it (the benchmark's table shows it)."""
-  from experiments import runner
+  from experiments.framework import runner
   bad = runner.Job("bad", "configs/nope.py")
   skipped = runner.Job("skipped", "configs/nope.py")
   (tmp_path / "skipped").mkdir()

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from experiments import benchmark, length_curves, stats
+from experiments import benchmark, length_curves
+from experiments.framework import stats
 from experiments.rules import length
 
 

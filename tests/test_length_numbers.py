@@ -12,7 +12,8 @@ import re
 import numpy as np
 import pytest
 
-from experiments import REPO, benchmark, records
+from experiments import REPO, benchmark
+from experiments.framework import records
 from experiments.rules import length as length_rules
 
 DOC = f"{REPO}/docs/length_generalisation.md"

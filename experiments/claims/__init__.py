@@ -1,7 +1,7 @@
 """The machinery of the six claim scripts (``experiments/claim*.py``) and of ``RESULTS.md``.
 
 A *claim* is a statement of the study, a list of training *jobs* that test it (a config with
-overrides, run by ``experiments.runner``), the table that reads it (metric columns, mean and 95%
+overrides, run by ``framework.runner``), the table that reads it (metric columns, mean and 95%
 interval over seeds per condition), a figure and a verdict rule. The verdict is computed from the
 numbers, never typed in: ``holds`` / ``holds partly`` / ``does not hold at this scale``.
 
@@ -21,7 +21,7 @@ interrupted one resumes from its checkpoint. When a job finishes, its models' re
 analysis of its last checkpoint are kept there once (``records``), and every table is rebuilt from
 them (``--gather``, also on a fresh checkout).
 
-Statistics (``experiments.stats``): per condition, the mean over seeds and a 95% Student-t
+Statistics (``framework.stats``): per condition, the mean over seeds and a 95% Student-t
 interval, mean ± t₀.₉₇₅,n−1 · sd/√n. Comparisons between two conditions use Welch's t-test
 (``scipy.stats.ttest_ind``, ``equal_var=False``); "clearly above" means the one-sided Welch
 p < 0.05.

@@ -1,6 +1,6 @@
-"""One claim's command line: train its missing jobs (``experiments.runner``), then write its table,
+"""One claim's command line: train its missing jobs (``framework.runner``), then write its table,
 figure and verdict to ``experiments/results/<name>/``; or print its jobs' commands for a cluster
-(``experiments.cluster``), at the CPU scale or the study's (``--scale=paper``)."""
+(``framework.cluster``), at the CPU scale or the study's (``--scale=paper``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import os
 import shlex
 import sys
 
-from experiments import RESULTS_DIR, cluster, records, runner
+from experiments import RESULTS_DIR
+from experiments.framework import cluster, records, runner
 from experiments.claims.records import model_records, pool_records
 from experiments.claims.spec import Claim
 from experiments.claims.table import make_table, markdown, table_from_kept

@@ -1,5 +1,5 @@
 """Per-model records of the claims' pool, kept in ``experiments/results/claims/records.jsonl``
-(``experiments.records``: a row per model, its summary plus the job's wall time), each row with the
+(``framework.records``: a row per model, its summary plus the job's wall time), each row with the
 PE analysis of its job's last checkpoint added (``blocks``: RSA, layout R², effective dimension,
 modularity per PE block; ``learnpe_jax.analysis.run_analysis``), computed once when the job's rows
 are kept. A claim reads them flat (``flatten``), labelled with its job's condition.
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 
-from experiments import RESULTS_DIR, records
+from experiments import RESULTS_DIR
+from experiments.framework import records
 from experiments.claims.jobs import POOL
 from experiments.claims.spec import Claim
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from experiments.runner import Job
+from experiments.framework.runner import Job
 
 SEEDS = (0, 1, 2, 3, 4)
 

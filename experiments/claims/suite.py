@@ -11,10 +11,11 @@ import json
 import os
 import re
 
-from experiments import README, RESULTS_DIR, RESULTS_MD, cluster, records, runner
+from experiments import README, RESULTS_DIR, RESULTS_MD
+from experiments.framework import cluster, records, runner
 from experiments.claims import cli, summary
 from experiments.claims.spec import Claim
-from experiments.results_doc import splice, write_results
+from experiments.framework.results_doc import splice, write_results
 
 
 def claims() -> list[Claim]:

@@ -11,13 +11,14 @@ import json
 import os
 import textwrap
 
-from experiments import RESULTS_DIR, records
+from experiments import RESULTS_DIR
+from experiments.framework import records
 from experiments.claims import jobs
 from experiments.claims.records import CLAIMS_DIR
 from experiments.claims.spec import Claim
 from experiments.claims.table import Table, table_from_kept
 from experiments.rules import claims as rc
-from experiments.study import interval
+from experiments.framework.study import interval
 
 MARKER = "claims-summary"
 

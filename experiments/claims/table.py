@@ -1,5 +1,5 @@
 """A claim's table: per condition (a job's label, with σ for σ sweeps) the mean over seeds and 95%
-interval of every column (``experiments.stats.over_seeds``), and its markdown.
+interval of every column (``framework.stats.over_seeds``), and its markdown.
 
 A column ``K_change`` is derived: each model's own change ``K − K_init`` from its init draw
 (paired), for the verdicts that judge what a PE learned against its init.
@@ -11,8 +11,8 @@ import dataclasses
 
 import numpy as np
 
-from experiments import stats
-from experiments.study import interval
+from experiments.framework import stats
+from experiments.framework.study import interval
 from experiments.claims.spec import Claim
 
 

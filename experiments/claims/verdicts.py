@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from experiments.claims.table import Table
 from experiments.rules import claims as rules
-from experiments.study import interval
+from experiments.framework.study import interval
 
 
 def separated(table: Table, key: str, small, large, condition: str = "learned") -> bool:

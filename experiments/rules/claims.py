@@ -2,7 +2,7 @@
 run and v2 under the policy of ``experiments.rules``.
 
 Input: a claim's table (``experiments.claims.table.Table``: ``get(condition, σ)`` gives a group,
-each column an ``experiments.stats.over_seeds`` summary with its per-seed ``values``). Output: a
+each column an ``framework.stats.over_seeds`` summary with its per-seed ``values``). Output: a
 ``Judgement``, the verdict under both rules and every comparison the verdict rests on.
 
 Each claim's rule is a few *parts*, each a conjunction of *comparisons*:
@@ -48,7 +48,8 @@ import numpy as np
 import scipy.optimize
 import scipy.stats
 
-from experiments import rules, stats
+from experiments import rules
+from experiments.framework import stats
 
 ALPHA = 0.05
 POWER = 0.8

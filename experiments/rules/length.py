@@ -48,7 +48,8 @@ import math
 import numpy as np
 import scipy.stats
 
-from experiments import rules, stats
+from experiments import rules
+from experiments.framework import stats
 
 FIT = 0.95
 ALPHA = 0.05

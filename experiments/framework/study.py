@@ -2,13 +2,13 @@
 conditions and a verdict function written before its runs (in the study's script); this module
 does the rest.
 
-    train      ``Study.train``: the jobs not kept or finished, resumable (``experiments.runner``)
+    train      ``Study.train``: the jobs not kept or finished, resumable (``framework.runner``)
     collect    ``Study.records`` / ``Study.curves``: the study's ``records.jsonl`` and
-               ``curves.jsonl`` (``experiments.records``), refreshed from finished runs
-    reduce     ``experiments.stats``: mean, sd and 95% interval over seeds; Welch's test (scipy)
+               ``curves.jsonl`` (``framework.records``), refreshed from finished runs
+    reduce     ``framework.stats``: mean, sd and 95% interval over seeds; Welch's test (scipy)
     present    ``interval`` / ``mean_sd`` (one way to print a reduced measure)
     publish    ``Study.publish``: ``table.md``, ``table.json`` and the study's RESULTS.md section
-               (``experiments.results_doc``)
+               (``framework.results_doc``)
 
 The claims (``experiments.claims``) add their own layer on top (columns, a verdict per claim,
 RESULTS.md's summary); the other studies (``benchmark``, ``companion``, ``cpu_default``,
@@ -24,9 +24,10 @@ import os
 import sys
 from typing import Callable
 
-from experiments import REPO, RESULTS_DIR, RESULTS_MD, cluster, records, runner
-from experiments.results_doc import splice_results_section
-from experiments.runner import Job
+from experiments import REPO, RESULTS_DIR, RESULTS_MD
+from experiments.framework import cluster, records, runner
+from experiments.framework.results_doc import splice_results_section
+from experiments.framework.runner import Job
 from learnpe_jax import paths
 from learnpe_jax.run.workdir import write_json
 from learnpe_jax.seed_stats import format_mean_sd
@@ -115,7 +116,7 @@ class Study:
     parser = self.parser(description)
     args = parser.parse_args(argv)
     names = self.job_names(parser, args.jobs)
-    if args.print:  # this interpreter's path (experiments.cluster's scripts print ``python``)
+    if args.print:  # this interpreter's path (framework.cluster's scripts print ``python``)
       jobs = [j for j in self.jobs if not names or j.name in names]
       print("\n".join(cluster.command_lines(jobs, args.root, python=sys.executable)))
       return 0

@@ -5,7 +5,7 @@ Sweeps over init scale, seed and learning rate share one compiled program inside
 changes shapes or code (PE type, width, depth) is a separate job. ``run_jobs`` skips a finished job
 (its ``summary.json`` exists) and resumes an interrupted one from its checkpoint
 (``learnpe_jax.main`` resumes by default), so rerunning the same command after a failure or a
-pre-emption continues where it stopped. ``experiments.cluster`` turns the same jobs into commands
+pre-emption continues where it stopped. ``framework.cluster`` turns the same jobs into commands
 for a cluster.
 """
 

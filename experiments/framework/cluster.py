@@ -1,4 +1,4 @@
-"""The jobs of ``experiments.runner`` on a cluster: their commands, one per job (``--print``), N TPU
+"""The jobs of ``framework.runner`` on a cluster: their commands, one per job (``--print``), N TPU
 VM scripts or a SLURM array, and their summaries read back into one table (``gather``).
 
 Every command is resumable: rerunning it after a pre-emption continues from the job's last
@@ -12,7 +12,7 @@ import argparse
 import json
 import shlex
 
-from experiments.runner import Job
+from experiments.framework.runner import Job
 from learnpe_jax import paths
 from learnpe_jax.run.workdir import write_json
 from learnpe_jax.training import report

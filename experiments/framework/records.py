@@ -26,7 +26,7 @@ import os
 import re
 from typing import Callable, Iterable
 
-from experiments import runner
+from experiments.framework import runner
 from learnpe_jax import paths
 
 RECORDS, CURVES = "records.jsonl", "curves.jsonl"
