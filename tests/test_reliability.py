@@ -68,6 +68,11 @@ def test_killed_run_resumes_to_the_uninterrupted_result(tmp_path, data_dir, unin
   if kill_point == "sigterm":  # the stopping process wrote its time at its last checkpoint
     assert timing["processes"] == 2
     assert timing["wall_s"] > json.loads(stopped_timing)["wall_s"] > 0
+    # the eval cost adds up over both processes and is a share of the wall time
+    stopped = json.loads(stopped_timing)
+    assert timing["pe_measures_s"] >= stopped["pe_measures_s"] > 0
+    assert timing["eval_s"] >= stopped["eval_s"] > 0
+    assert 0 < timing["eval_share"] < 1
 
 
 @pytest.mark.e2e

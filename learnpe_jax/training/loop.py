@@ -64,13 +64,20 @@ def _per_model_pe_change(trainer: Trainer, init_vectors, final_params, config) -
           for f, i in zip(sharding.to_host(final), init, strict=True)]
 
 
-def _eval_rows(trainer: Trainer, state, train_metrics, config, pe=None) -> list[dict]:
+def _eval_rows(trainer: Trainer, state, train_metrics, config, pe=None,
+               cost: dict | None = None) -> list[dict]:
   """One metrics.jsonl row per model at the current step (``pe``: the rows' PE measures when
-  already computed for these parameters)."""
+  already computed for these parameters; ``cost``: adds the seconds spent to its ``eval_s`` and
+  ``pe_measures_s``)."""
   step = int(state["step"])
+  t = time.time()
   scores = report.evaluate_all(trainer, state["models"]["params"], trainer.task.eval_sets)
+  t_scored = time.time()
   if pe is None:
     pe = _per_model_pe_analysis(trainer, state["models"]["params"], config)
+  if cost is not None:
+    cost["eval_s"] += t_scored - t
+    cost["pe_measures_s"] += time.time() - t_scored
   diverged = sharding.to_host(state["models"]["diverged_step"])
   rows = []
   for i, rec in enumerate(trainer.axis.records):
@@ -110,13 +117,16 @@ def train_and_evaluate(config, workdir: str) -> dict:
                jax.default_backend(), cores)
 
   trainer = Trainer(config, task, axis)
+  eval_cost = {"eval_s": 0.0, "pe_measures_s": 0.0}  # this process's; ``timing`` adds the prior
   t0 = time.time()
   state = trainer.init()
   # The one init: what the summary needs of the models at init is taken now, as training donates
   # the state's buffers (and a restored run continues from its checkpoint instead).
+  t_measure = time.time()
   init_pe = _per_model_pe_analysis(trainer, state["models"]["params"], config)
   init_vectors = trainer.pe_vectors(state["models"]["params"])
   init_vectors = None if init_vectors is None else sharding.to_host(init_vectors)
+  eval_cost["pe_measures_s"] += time.time() - t_measure
   ckpt = Checkpointer(wd.file("checkpoints"))
   restored = ckpt.restore_latest(state)
   wd.record_config(config_dict)
@@ -124,10 +134,14 @@ def train_and_evaluate(config, workdir: str) -> dict:
   prior = wd.read_timing() if restored is not None else {}
 
   def timing(step: int) -> dict:  # reads the rate of the timed chunks so far (below)
-    return {"wall_s": round(prior.get("wall_s", 0.0) + time.time() - t_start, 1),
+    wall = prior.get("wall_s", 0.0) + time.time() - t_start
+    spent = {k: prior.get(k, 0.0) + v for k, v in eval_cost.items()}
+    return {"wall_s": round(wall, 1),
             "cores": min(cores, prior.get("cores", cores)), "steps": step,
             "model_steps_per_s": round(steps_timed / t_timed * axis.size, 1) if t_timed else None,
-            "processes": prior.get("processes", 0) + 1}
+            "processes": prior.get("processes", 0) + 1,
+            **{k: round(v, 1) for k, v in spent.items()},
+            "eval_share": round(sum(spent.values()) / wall, 4) if wall > 0 else None}
 
   if restored is not None:
     state = restored
@@ -135,7 +149,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
     wd.truncate_metrics(int(state["step"]))
   else:
     wd.truncate_metrics(-1)
-    rows = _eval_rows(trainer, state, None, config, pe=init_pe)
+    rows = _eval_rows(trainer, state, None, config, pe=init_pe, cost=eval_cost)
     wd.append_metrics(rows)
     tensorboard.write_rows(board, rows)
 
@@ -165,7 +179,7 @@ def train_and_evaluate(config, workdir: str) -> dict:
         else:  # only the compiling chunk so far: no rate yet
           logging.info("step %d/%d  train loss %.4f (mean over models)", step, c.num_steps, loss)
       if step % c.eval_every == 0 or step == c.num_steps:
-        rows = _eval_rows(trainer, state, metrics, config)
+        rows = _eval_rows(trainer, state, metrics, config, cost=eval_cost)
         wd.append_metrics(rows)
         tensorboard.write_rows(board, rows)
       # Every process stops at the same step: a SIGTERM to any of them stops them all here.
@@ -177,10 +191,14 @@ def train_and_evaluate(config, workdir: str) -> dict:
         raise preemption.Preempted(step, wd.path, here=stop.requested)
 
   final_params = state["models"]["params"]
+  t_measure = time.time()
   final_pe = [dict(a, **b) for a, b in zip(
       _per_model_pe_analysis(trainer, final_params, config),
       _per_model_pe_change(trainer, init_vectors, final_params, config), strict=True)]
-  summary = report.run_summary(trainer, state, init_pe, final_pe, config)
+  eval_cost["pe_measures_s"] += time.time() - t_measure
+  t_scored = time.time()
+  summary = report.run_summary(trainer, state, init_pe, final_pe, config)  # scores every split
+  eval_cost["eval_s"] += time.time() - t_scored
   if sharding.is_writer():
     write_json(wd.file("summary.json"), summary)
     wd.write_timing(timing(int(state["step"])))
