@@ -29,7 +29,13 @@ With neither, ``SelfAttention`` is the plain computation (``tests/test_shortcuts
 ``attend_with_terms(q, k, v, terms)`` is the public entry for a model of one's own
 (docs/library.md): the rotation and then ``attend``, exactly what ``SelfAttention`` runs between
 its projections. ``terms.add`` is the one field it leaves alone: it belongs to the block input,
-``x + terms.add`` before the projections (as the encoder does).
+``x + terms.add`` before the projections (as the encoder does). With ``kernel='xla'`` or
+``'cudnn'`` it hands the softmax attention to ``jax.nn.dot_product_attention`` (on a GPU, cuDNN's
+fused flash attention) for the terms that kernel can express (``FUSED_FIELDS``): a rotation, which
+acts on q and k before the call, and ``logit_bias``/``pos_logits``, which are its additive
+``bias`` after the 1/sqrt(Dh) scaling. Terms that change q·k itself or the probabilities after the
+softmax (``rel_k``, ``rel_v``, ``content_bias``, ``probs_scale``, ``content_logits=False``: Shaw,
+XL, iRPE, URPE, positional attention) have no place in that kernel and are refused.
 """
 
 from __future__ import annotations
@@ -137,9 +143,23 @@ def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype,
   return out_BQHK
 
 
+KERNELS = ("plain", "xla", "cudnn")
+# The fields jax.nn.dot_product_attention can take: rotate (applied before), the logit biases (its
+# additive ``bias``) and add (applied to the block input, before the projections).
+FUSED_FIELDS = ("add", "rotate", "logit_bias", "pos_logits")
+_UNFUSED = ("rel_k", "rel_v", "content_bias", "probs_scale")
+
+
+def unfused_terms(terms: PositionalTerms) -> list[str]:
+  """The fields of ``terms`` that ``jax.nn.dot_product_attention`` cannot apply ([] when it can
+  run them all)."""
+  out = [f for f in _UNFUSED if getattr(terms, f) is not None]
+  return out + ([] if terms.content_logits else ["content_logits=False"])
+
+
 def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
                       terms: PositionalTerms, *, causal: bool = False,
-                      dtype=jnp.float32) -> jax.Array:
+                      dtype=jnp.float32, kernel: str = "plain") -> jax.Array:
   """Attention with every positional term of ``terms`` except ``add``: the formula at the top of
   this module, the code the project's encoder runs (``SelfAttention``).
 
@@ -152,12 +172,33 @@ def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
       probabilities; ``rel_v`` enters the output. Unset fields cost nothing.
     causal: query i sees keys j ≤ i only (a decoder; ``causal_mask``).
     dtype: the dtype of the logits and probabilities outside the softmax (which runs in float32).
+    kernel: 'plain' (the formula above, every term), or 'xla' / 'cudnn': the softmax attention
+      by ``jax.nn.dot_product_attention(implementation=kernel)``, for terms with ``FUSED_FIELDS``
+      only (``unfused_terms`` lists what is not; 'cudnn' needs a GPU and bf16/fp16 inputs).
 
   Returns:
     out [B, N, H, Dh], before the output projection.
   """
+  if kernel not in KERNELS:
+    raise ValueError(f"attend_with_terms: kernel={kernel!r} is not allowed: one of "
+                     f"{', '.join(map(repr, KERNELS))}")
+  if causal and terms.reads_later_tokens:
+    raise ValueError("attend_with_terms: causal=True is not allowed with these terms: they read "
+                     "later tokens (PEG's centred convolution); a decoder needs a causal PE "
+                     "(pe.get_spec(name).causal)")
+  if kernel != "plain" and unfused_terms(terms):
+    raise ValueError(f"attend_with_terms: kernel={kernel!r} is not allowed with terms that set "
+                     f"{', '.join(unfused_terms(terms))}: jax.nn.dot_product_attention takes a "
+                     "rotation and an additive logit bias only; use kernel='plain'")
   if terms.rotate is not None:
     q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
+  if kernel != "plain":
+    biases = [b for b in (terms.logit_bias, terms.pos_logits) if b is not None]
+    bias = sum(b.astype(dtype) for b in biases) if biases else None
+    if bias is not None and bias.ndim == 3:  # [H, N, N] → [1, H, N, N]
+      bias = bias[None]
+    return jax.nn.dot_product_attention(q_BNHK, k_BNHK, v_BNHK, bias=bias, is_causal=causal,
+                                        implementation=kernel)
   mask = causal_mask(q_BNHK.shape[1]) if causal else None
   return attend(q_BNHK, terms, key_value_contractions(k_BNHK, v_BNHK), dtype, mask)
 

@@ -77,6 +77,9 @@ class PositionalTerms:
       DIET, positional attention).
     content_logits: False drops q·k from the logits, so attention weights come from the positional
       terms alone (positional attention, 2410.01686). Static.
+    reads_later_tokens: the terms at token i depend on tokens after i (PEG's centred convolution of
+      the block input), so a causal decoder must not use them; ``attend_with_terms(...,
+      causal=True)`` refuses such terms. Static.
   """
 
   add: jax.Array | None = None
@@ -88,6 +91,7 @@ class PositionalTerms:
   probs_scale: jax.Array | None = None
   pos_logits: jax.Array | None = None
   content_logits: bool = flax.struct.field(pytree_node=False, default=True)
+  reads_later_tokens: bool = flax.struct.field(pytree_node=False, default=False)
 
   def add_to(self, x_BNW: jax.Array) -> jax.Array:
     """x + ``add`` in x's dtype (x itself when ``add`` is None): a bf16 residual stream stays bf16

@@ -81,4 +81,4 @@ class PEG(PositionalEncoding):
                    kernel_init=self.scaled_init(fan_in=math.prod(k)),
                    name=f"peg_{block_index}")
     out = conv(x_grid).reshape(x_BNW.shape[0], -1, w)[:, index]
-    return PositionalTerms(add=out)
+    return PositionalTerms(add=out, reads_later_tokens=True)
