@@ -16,8 +16,11 @@ class Positions:
   """Token positions handed to every PE.
 
   Attributes:
-    index: int[N] token ids 0..N-1 (always present; what learned tables read).
-    coords: float[N, D] true coordinates (D = 1, 2, 3), or None when the model may not see them.
+    index: int[N] token ids 0..N-1 (always present; what learned tables read), one for the whole
+      batch, or int[B, N] per example (e.g. packed sequences, whose positions restart at each
+      document: ``packed_positions``).
+    coords: float[N, D] true coordinates (D = 1, 2, 3), or None when the model may not see them;
+      float[B, N, D] with a per-example index.
     grid_shape: e.g. (4, 4) when the tokens form a row-major grid (for convolutional PEs).
   """
 
@@ -26,8 +29,13 @@ class Positions:
   grid_shape: tuple[int, ...] | None = flax.struct.field(pytree_node=False, default=None)
 
   @property
+  def batched(self) -> bool:
+    """Whether the positions are per example (index [B, N])."""
+    return np.ndim(self.index) == 2
+
+  @property
   def num_tokens(self) -> int:
-    return int(self.index.shape[0])
+    return int(np.shape(self.index)[-1])
 
   @property
   def coord_dim(self) -> int | None:
@@ -40,6 +48,22 @@ def grid_positions(grid_shape: tuple[int, ...]) -> Positions:
   coords = coords.reshape(-1, len(grid_shape)).astype(np.float32)
   return Positions(index=np.arange(len(coords), dtype=np.int32), coords=coords,
                    grid_shape=tuple(grid_shape))
+
+
+def packed_positions(segment_ids) -> Positions:
+  """Positions of packed sequences: ``segment_ids`` int[N] or int[B, N] names the document of
+  each token (tokens of one document contiguous); the index restarts at 0 at each document's
+  first token, so every document sees the positions it would see alone. Give the same
+  ``segment_ids`` to ``attend_with_terms`` so that attention does not cross documents."""
+  seg = np.asarray(segment_ids)
+  flat = seg.reshape(-1, seg.shape[-1])
+  index = np.zeros(flat.shape, np.int32)
+  for row, ids in zip(index, flat, strict=True):
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    lengths = np.diff(np.r_[starts, len(ids)])
+    row[:] = np.arange(len(ids)) - np.repeat(starts, lengths)
+  index = index.reshape(seg.shape)
+  return Positions(index=index, coords=index[..., None].astype(np.float32))
 
 
 def sequence_positions(num_tokens: int) -> Positions:

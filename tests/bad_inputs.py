@@ -268,7 +268,7 @@ LIBRARY_CASES = [
     LibraryCase("lib_heads", "heads not dividing the width",
                 'pe.make("rope", width=64, num_heads=5, num_tokens=16)'),
     LibraryCase("lib_per_example",
-                "per-example positions [B, N] (of another length than the table)",
+                "per-example positions [B, N] longer than the table",
                 'pe.make("learned", width=64, num_heads=4, num_tokens=16).init(key, '
                 'pe.Positions(index=np.tile(np.arange(20), (2, 1))), 0)'),
     LibraryCase("lib_grid_pe_on_sequence", "a 2-D (grid) PE on 1-D positions",
@@ -305,7 +305,7 @@ LIBRARY_CASES = [
     LibraryCase("lib_float_index", "a float index into a table",
                 'pe.make("learned", width=64, num_heads=4, num_tokens=16).init(key, '
                 'pe.Positions(index=np.arange(16.0)), 0)'),
-    LibraryCase("lib_per_example_coords", "per-example coordinates [B, N, D]",
+    LibraryCase("lib_per_example_coords", "per-example coordinates [B, N, D] with a shared index",
                 'pe.make("rope_axial", width=64, num_heads=4, num_tokens=16).apply({}, '
                 'pe.Positions(index=np.arange(16), coords=np.zeros((2, 16, 2))), 0)'),
     LibraryCase("lib_no_coords", "a coordinate PE on positions without coordinates",

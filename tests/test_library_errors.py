@@ -49,22 +49,25 @@ def test_the_five_deliberate_mistakes_say_what_is_allowed():
   assert "did you mean 'rope'" in said["lib_unknown_name"]
   assert "num_heads=5" in said["lib_heads"] and "divisor of the width" in said["lib_heads"]
   per_example = said["lib_per_example"]
-  assert ("positions.index of shape (2, 20)" in per_example
-          and "per-example positions [B, N] are not supported yet" in per_example
-          and "int[N]" in per_example), per_example
+  assert ("positions.index holds 19, which is not allowed" in per_example
+          and "indices 0 … 15" in per_example and "num_tokens ≥ 20" in per_example), per_example
   assert "positions.grid_shape=None" in said["lib_grid_pe_on_sequence"]
   assert "causal=True" in said["lib_peg_causal"] and "'peg'" in said["lib_peg_causal"]
 
 
 # ---- every PE refuses positions it cannot read, before it runs ---------------------------------
 @pytest.mark.parametrize("name", pe.names())
-def test_every_pe_refuses_per_example_positions_and_plain_arrays(name):
+def test_every_pe_refuses_mismatched_per_example_positions_and_plain_arrays(name):
+  """A per-example index [B, N] with coordinates shared by the batch [N, D] is refused (PEG, one
+  shared grid, refuses per-example positions at all), as is a plain array."""
   module = pe.make(name, **SHAPE)
   grid = pe.grid_positions((4, 4))
   batched = pe.Positions(index=np.tile(np.asarray(grid.index), (2, 1)), coords=grid.coords,
                          grid_shape=grid.grid_shape)
   x = jnp.ones((2, 16, 32))
-  with pytest.raises(PEError, match="per-example positions") as err:
+  said = ("per-example positions: its convolution" if name == "peg" else
+          r"positions.coords of shape \(16, 2\) is not allowed with an index of shape \(2, 16\)")
+  with pytest.raises(PEError, match=said) as err:
     module.init(KEY, batched, 1, x)
   _assert_library_words(err.value, name)
   with pytest.raises(PEError, match="not a Positions") as err:

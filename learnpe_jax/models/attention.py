@@ -58,7 +58,7 @@ class Contractions:
 
   num_keys: int
   q_dot_k: Callable[[jax.Array], jax.Array]  # q [B, Nq, H, Dh] → Σ_d q·k [B, H, Nq, N]
-  u_dot_k: Callable[[jax.Array], jax.Array]  # u [H, Dh] → Σ_d u·k [B, H, N]
+  u_dot_k: Callable[[jax.Array], jax.Array]  # u [H, Dh] or [B, H, Dh] → Σ_d u·k [B, H, N]
   p_dot_v: Callable[[jax.Array], jax.Array]  # p [B, H, Nq, N] → Σ_j p·v [B, Nq, H, Dh]
 
 
@@ -67,7 +67,8 @@ def key_value_contractions(k_BNHK, v_BNHK) -> Contractions:
   return Contractions(
       num_keys=k_BNHK.shape[1],
       q_dot_k=lambda q: jnp.einsum("bnhk,bmhk->bhnm", q, k_BNHK),
-      u_dot_k=lambda u: jnp.einsum("hk,bmhk->bhm", u, k_BNHK),
+      u_dot_k=lambda u: jnp.einsum("hk,bmhk->bhm" if u.ndim == 2 else "bhk,bmhk->bhm", u,
+                                   k_BNHK),
       p_dot_v=lambda p: jnp.einsum("bhnm,bmhk->bnhk", p, v_BNHK))
 
 
@@ -77,7 +78,8 @@ def folded_contractions(x_BNW, wk_WHK, wv_WHK, bv_HK) -> Contractions:
       num_keys=x_BNW.shape[1],
       q_dot_k=lambda q: jnp.einsum("bnhw,bmw->bhnm", jnp.einsum("bnhk,whk->bnhw", q, wk_WHK),
                                    x_BNW),
-      u_dot_k=lambda u: jnp.einsum("hw,bmw->bhm", jnp.einsum("hk,whk->hw", u, wk_WHK), x_BNW),
+      u_dot_k=lambda u: jnp.einsum("...hw,bmw->bhm", jnp.einsum("...hk,whk->...hw", u, wk_WHK),
+                                   x_BNW),
       p_dot_v=lambda p: (jnp.einsum("bhnw,whk->bnhk", jnp.einsum("bhnm,bmw->bhnw", p, x_BNW),
                                     wv_WHK)
                          + jnp.einsum("bhnm->bnh", p)[..., None] * bv_HK))
@@ -87,6 +89,7 @@ def folded_contractions(x_BNW, wk_WHK, wv_WHK, bv_HK) -> Contractions:
 # cuts; None for fields that are not per query (they act on whole blocks or on the keys). A new
 # field must be listed here (``for_query_rows`` fails on one that is not).
 QUERY_AXIS = {"add": None, "rotate": None, "content_bias": None, "content_logits": None,
+              "reads_later_tokens": None, "batched": None,
               "logit_bias": -2, "probs_scale": -2, "pos_logits": -2, "rel_k": -3, "rel_v": -3}
 
 
@@ -107,15 +110,24 @@ def causal_mask(num_tokens: int, rows: slice | None = None) -> jax.Array:
   return mask if rows is None else mask[rows]
 
 
-def _rel_einsum(x, rel, spec_shared, spec_heads):
-  return jnp.einsum(spec_heads if rel.ndim == 4 else spec_shared, x, rel.astype(x.dtype))
+def _rel_einsum(x, rel, spec_shared, spec_heads, batched=False):
+  """x with relative embeddings shared by the heads ([N, N, Dh]) or per head ([H, N, N, Dh]),
+  each with a leading batch axis when the terms are per example (``batched``)."""
+  per_head = rel.ndim == 4 + batched
+  spec = spec_heads if per_head else spec_shared
+  if batched:  # the embeddings' own batch axis: 'b' on both sides
+    inputs, out = spec.split("->")
+    x_spec, rel_spec = inputs.split(",")
+    spec = f"{x_spec},b{rel_spec}->{out}"
+  return jnp.einsum(spec, x, rel.astype(x.dtype))
 
 
 def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype,
            mask_QN: jax.Array | None = None) -> jax.Array:
   """out [B, Nq, H, Dh] of the formula above for the queries q (rotated already), every field of
   ``terms`` but ``add`` and ``rotate`` given for these query rows ([.., Nq, N(, Dh)]); ``mask_QN``
-  (bool [Nq, N], e.g. ``causal_mask``) removes the keys a query may not see."""
+  (bool [Nq, N], e.g. ``causal_mask``, or [B, 1, Nq, N] per example) removes the keys a query
+  may not see."""
   batch, n_q, num_heads, head_dim = q_BQHK.shape
   if terms.content_logits:
     logits_BHQN = keys.q_dot_k(q_BQHK)
@@ -123,7 +135,7 @@ def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype,
     logits_BHQN = jnp.zeros((batch, num_heads, n_q, keys.num_keys), dtype)
   if terms.rel_k is not None:
     logits_BHQN = logits_BHQN + _rel_einsum(q_BQHK, terms.rel_k, "bnhk,nmk->bhnm",
-                                            "bnhk,hnmk->bhnm")
+                                            "bnhk,hnmk->bhnm", terms.batched)
   if terms.content_bias is not None:
     logits_BHQN = logits_BHQN + keys.u_dot_k(terms.content_bias.astype(dtype))[:, :, None, :]
   logits_BHQN = logits_BHQN / jnp.sqrt(head_dim).astype(dtype)
@@ -139,7 +151,7 @@ def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype,
   out_BQHK = keys.p_dot_v(probs_BHQN)
   if terms.rel_v is not None:
     out_BQHK = out_BQHK + _rel_einsum(probs_BHQN, terms.rel_v, "bhnm,nmk->bnhk",
-                                      "bhnm,hnmk->bnhk")
+                                      "bhnm,hnmk->bnhk", terms.batched)
   return out_BQHK
 
 
@@ -157,9 +169,38 @@ def unfused_terms(terms: PositionalTerms) -> list[str]:
   return out + ([] if terms.content_logits else ["content_logits=False"])
 
 
+def _check_terms_fit(terms: PositionalTerms, batch: int, n: int) -> None:
+  """A one-line error when the terms were made for another number of tokens (or examples) than
+  the queries have, before an einsum would fail on it."""
+  token_axes = {"logit_bias": (-2, -1), "pos_logits": (-2, -1), "probs_scale": (-2, -1),
+                "rel_k": (-3, -2), "rel_v": (-3, -2)}
+  for field, axes in token_axes.items():
+    value = getattr(terms, field)
+    if value is not None and tuple(value.shape[a] for a in axes) != (n, n):
+      raise ValueError(f"attend_with_terms: terms.{field} of shape {tuple(value.shape)} is not "
+                       f"allowed with queries of {n} tokens: the PE was given positions of "
+                       f"{value.shape[axes[0]]} tokens; give it the queries' positions")
+  rotation = getattr(terms.rotate, "args", None)  # the catalogue's: Partial(cos, sin, ...)
+  if rotation and hasattr(rotation[0], "shape") and rotation[0].shape[-3] != n:
+    raise ValueError(f"attend_with_terms: terms.rotate was made for {rotation[0].shape[-3]} "
+                     f"positions, not allowed with queries of {n} tokens; give the PE the "
+                     "queries' positions")
+  if terms.batched:
+    sizes = {f: getattr(terms, f).shape[0] for f in (*token_axes, "content_bias")
+             if getattr(terms, f) is not None}
+    if rotation and hasattr(rotation[0], "shape"):
+      sizes["rotate"] = rotation[0].shape[0]
+    bad = {f: b for f, b in sizes.items() if b != batch}
+    if bad:
+      f, b = next(iter(bad.items()))
+      raise ValueError(f"attend_with_terms: per-example terms.{f} for {b} examples is not "
+                       f"allowed with a batch of {batch}: positions [B, N] with B = {batch}")
+
+
 def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
                       terms: PositionalTerms, *, causal: bool = False,
-                      dtype=jnp.float32, kernel: str = "plain") -> jax.Array:
+                      segment_ids: jax.Array | None = None, dtype=jnp.float32,
+                      kernel: str = "plain") -> jax.Array:
   """Attention with every positional term of ``terms`` except ``add``: the formula at the top of
   this module, the code the project's encoder runs (``SelfAttention``).
 
@@ -171,6 +212,9 @@ def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
       logits, ``content_logits=False`` drops q·k from them; ``probs_scale`` multiplies the
       probabilities; ``rel_v`` enters the output. Unset fields cost nothing.
     causal: query i sees keys j ≤ i only (a decoder; ``causal_mask``).
+    segment_ids: int [N] or [B, N], packed sequences: query i sees key j only when both belong
+      to the same document (``segment_ids[i] == segment_ids[j]``); with ``causal``, both masks.
+      Their positions restart at each document (``pe.packed_positions(segment_ids)``).
     dtype: the dtype of the logits and probabilities outside the softmax (which runs in float32).
     kernel: 'plain' (the formula above, every term), or 'xla' / 'cudnn': the softmax attention
       by ``jax.nn.dot_product_attention(implementation=kernel)``, for terms with ``FUSED_FIELDS``
@@ -190,16 +234,25 @@ def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
     raise ValueError(f"attend_with_terms: kernel={kernel!r} is not allowed with terms that set "
                      f"{', '.join(unfused_terms(terms))}: jax.nn.dot_product_attention takes a "
                      "rotation and an additive logit bias only; use kernel='plain'")
+  _check_terms_fit(terms, q_BNHK.shape[0], q_BNHK.shape[1])
   if terms.rotate is not None:
     q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
+  mask = causal_mask(q_BNHK.shape[1]) if causal else None
+  if segment_ids is not None:
+    seg = jnp.asarray(segment_ids)
+    if seg.shape[-1] != q_BNHK.shape[1] or seg.ndim not in (1, 2):
+      raise ValueError(f"attend_with_terms: segment_ids of shape {tuple(seg.shape)} is not "
+                       f"allowed: int[N] or int[B, N] with N = {q_BNHK.shape[1]} tokens")
+    same = seg[..., :, None] == seg[..., None, :]  # [(B,) N, N]
+    same = same[:, None] if same.ndim == 3 else same  # [B, 1, N, N]: every head
+    mask = same if mask is None else same & mask
   if kernel != "plain":
     biases = [b for b in (terms.logit_bias, terms.pos_logits) if b is not None]
     bias = sum(b.astype(dtype) for b in biases) if biases else None
     if bias is not None and bias.ndim == 3:  # [H, N, N] → [1, H, N, N]
       bias = bias[None]
-    return jax.nn.dot_product_attention(q_BNHK, k_BNHK, v_BNHK, bias=bias, is_causal=causal,
+    return jax.nn.dot_product_attention(q_BNHK, k_BNHK, v_BNHK, bias=bias, mask=mask,
                                         implementation=kernel)
-  mask = causal_mask(q_BNHK.shape[1]) if causal else None
   return attend(q_BNHK, terms, key_value_contractions(k_BNHK, v_BNHK), dtype, mask)
 
 

@@ -11,7 +11,7 @@ call without it (but for the project's models' ``pe_add_terms``, which asks ever
 that do not depend on x: there such a PE has none).
 
 Every call first checks what it was given (``PositionalEncoding.check_call``): a ``Positions``,
-one index int[N] shared by the batch (per-example positions [B, N] are not supported yet), indices
+one index int[N] shared by the batch or int[B, N] per example (``per_example_terms``), indices
 within the rows of the PE's table, the coordinates or grid the PE reads. A problem is a one-line
 ``PEError`` in the library's words (``learnpe_jax.errors``), naming the PE by its catalogue name.
 
@@ -65,7 +65,9 @@ class PositionalTerms:
     logit_bias: [H, N, N] added to the attention logits, a_ij += logit_bias_ij, after the
       1/sqrt(Dh) scaling (ALiBi, T5, distance biases).
     rotate: a function (q, k) -> (q, k) on [B, N, H, Dh] arrays, applied before q·k (the rotary
-      family: RoPE, axial RoPE, xPos). Static (not a pytree leaf).
+      family: RoPE, axial RoPE, xPos). The catalogue's is a ``jax.tree_util.Partial`` over its
+      angles (a pytree: per-example positions batch it); a plain function of one's own works with
+      positions shared by the batch.
     rel_k: [N, N, Dh] or per head [H, N, N, Dh] relative embeddings in keys:
       a_ij += q_i · rel_k_ij / sqrt(Dh) (Shaw, XL, iRPE contextual).
     rel_v: [N, N, Dh] or [H, N, N, Dh] relative embeddings in values: out_i += Σ_j p_ij rel_v_ij.
@@ -80,11 +82,14 @@ class PositionalTerms:
     reads_later_tokens: the terms at token i depend on tokens after i (PEG's centred convolution of
       the block input), so a causal decoder must not use them; ``attend_with_terms(...,
       causal=True)`` refuses such terms. Static.
+    batched: the terms are per example (made from per-example positions, index [B, N]): every
+      array above has a leading batch axis B (``add`` [B, N, W], ``logit_bias`` [B, H, N, N],
+      ``rel_k`` [B, N, N, Dh] or [B, H, N, N, Dh], ``content_bias`` [B, H, Dh]). Static.
   """
 
   add: jax.Array | None = None
   logit_bias: jax.Array | None = None
-  rotate: RotateFn | None = flax.struct.field(pytree_node=False, default=None)
+  rotate: RotateFn | None = None
   rel_k: jax.Array | None = None
   rel_v: jax.Array | None = None
   content_bias: jax.Array | None = None
@@ -92,6 +97,7 @@ class PositionalTerms:
   pos_logits: jax.Array | None = None
   content_logits: bool = flax.struct.field(pytree_node=False, default=True)
   reads_later_tokens: bool = flax.struct.field(pytree_node=False, default=False)
+  batched: bool = flax.struct.field(pytree_node=False, default=False)
 
   def add_to(self, x_BNW: jax.Array) -> jax.Array:
     """x + ``add`` in x's dtype (x itself when ``add`` is None): a bf16 residual stream stays bf16
@@ -153,6 +159,9 @@ class PositionalEncoding(nn.Module):
   # Whether the PE's terms at position i depend on no token after i, so that a causal decoder
   # (``model.causal``) stays causal with it; False for PEs that mix neighbouring tokens both ways.
   causal = True
+  # Whether the PE takes per-example positions (index [B, N]); a class that cannot says why.
+  per_example = True
+  per_example_problem = ""
 
   def __init_subclass__(cls, **kwargs):
     call = cls.__dict__.get("__call__")
@@ -227,36 +236,37 @@ class PositionalEncoding(nn.Module):
   def check_call(self, positions: Positions, block_index: int = 0,
                  x_BNW: jax.Array | None = None) -> None:
     """What every call checks before the PE runs (one-line ``PEError``s): ``positions`` is a
-    ``Positions``; its index is int[N], one for the whole batch (per-example positions [B, N] are
-    not supported yet) and, for a PE that looks rows up by it, within the table (when the index is
-    concrete: under jit a traced index cannot be read, and the absolute tables then give NaN rows
-    beyond the table, ``lookup_rows``); coordinates float[N, D] of the same N; ``check``."""
-    del block_index, x_BNW
+    ``Positions``; its index is int[N], one for the whole batch, or int[B, N] per example (for a
+    PE whose class allows it, ``per_example``) and, for a PE that looks rows up by it, within the
+    table (when the index is concrete: under jit a traced index cannot be read, and the absolute
+    tables then give NaN rows beyond the table, ``lookup_rows``); coordinates float[N, D] (or
+    [B, N, D]) of the same tokens; ``check``."""
+    del block_index
     if not isinstance(positions, Positions):
       raise self.error("positions", f"positions is {_describe(positions)}, not a Positions: pass "
                        "pe.sequence_positions(N), pe.grid_positions((rows, cols)) or "
                        "pe.Positions(index=int[N], coords=float[N, D] or None, grid_shape=None)",
                        field="model.pe.name", allowed="positions given as a Positions")
     shape = tuple(np.shape(positions.index))
-    if len(shape) == 2:
-      raise self.error("positions.index", f"positions.index of shape {shape} is not allowed: "
-                       "per-example positions [B, N] are not supported yet; pass one index "
-                       "int[N] that every example of the batch shares (e.g. "
-                       "pe.sequence_positions(N))", allowed="one index int[N]")
-    if len(shape) != 1:
+    if len(shape) not in (1, 2):
       raise self.error("positions.index", f"positions.index of shape {shape} is not allowed: an "
-                       "index int[N], one per token", allowed="one index int[N]")
+                       "index int[N] shared by the batch, or int[B, N] per example",
+                       allowed="an index int[N] or int[B, N]")
+    if len(shape) == 2 and not type(self).per_example:
+      raise self.error("positions.index", f"positions.index of shape {shape} is not allowed: "
+                       f"per-example positions: {type(self).per_example_problem}; pass one index "
+                       "int[N] that every example shares", allowed="one index int[N]")
     if positions.coords is not None:
       coords_shape = tuple(np.shape(positions.coords))
-      if len(coords_shape) == 3:
+      if len(coords_shape) != len(shape) + 1 or coords_shape[:-1] != shape:
+        want = ", ".join(map(str, shape))
         raise self.error("positions.coords", f"positions.coords of shape {coords_shape} is not "
-                         "allowed: per-example positions [B, N, D] are not supported yet; pass "
-                         "one float[N, D] that every example of the batch shares",
-                         allowed="one float[N, D]")
-      if len(coords_shape) != 2 or coords_shape[0] != shape[0]:
-        raise self.error("positions.coords", f"positions.coords of shape {coords_shape} is not "
-                         f"allowed with an index of {shape[0]} tokens: float[{shape[0]}, D], one "
-                         "row per token", allowed="float[N, D]")
+                         f"allowed with an index of shape {shape}: float[{want}, D], one row per "
+                         "token", allowed=f"float[{want}, D]")
+    if x_BNW is not None and len(shape) == 2 and np.shape(x_BNW)[0] != shape[0]:
+      raise self.error("x_BNW", f"x_BNW of shape {tuple(np.shape(x_BNW))} is not allowed with "
+                       f"per-example positions of {shape[0]} examples: [{shape[0]}, N, W]",
+                       allowed="x_BNW with the positions' batch")
     self.check(positions)
     rows = self.index_rows(positions)
     if rows is None:
@@ -282,6 +292,23 @@ class PositionalEncoding(nn.Module):
                        "look up more positions",
                        allowed=f"indices below the {rows} rows of the table")
 
+  def per_example_terms(self, positions: Positions, block_index: int,
+                        x_BNW: jax.Array | None = None) -> PositionalTerms:
+    """The terms for per-example positions (index [B, N], coords [B, N, D]): the PE called on
+    each example's positions (``nn.vmap`` over the batch, parameters shared), every term with a
+    leading batch axis (``add`` [B, N, W], ``logit_bias`` [B, H, N, N], ``rel_k`` [B, (H,) N, N,
+    Dh], ...) and ``batched`` set, which ``attend_with_terms`` reads. The rotary family overrides
+    it (its ``rotate`` is a function, built once from the per-example angles)."""
+    def one(module, p, x):
+      return module(p, block_index, None if x is None else x[None])
+
+    per_example = nn.vmap(one, variable_axes={"params": None}, split_rngs={"params": False},
+                          in_axes=(0, None if x_BNW is None else 0))
+    terms = per_example(self, positions, x_BNW)
+    if terms.add is not None and x_BNW is not None:  # a conditional PE's [1, N, W] per example
+      terms = terms.replace(add=terms.add[:, 0])
+    return terms.replace(batched=True)
+
   def __call__(self, positions: Positions, block_index: int,
                x_BNW: jax.Array | None = None) -> PositionalTerms:
     raise NotImplementedError
@@ -298,11 +325,14 @@ def _describe(value) -> str:
 
 
 def _checking(call):
-  """``call`` (a PE's ``__call__``) running ``check_call`` first."""
+  """``call`` (a PE's ``__call__``) running ``check_call`` first; with per-example positions (an
+  index [B, N]) it runs once per example (``per_example_terms``)."""
   @functools.wraps(call)
-  def checked(self, positions, *args, **kwargs):
-    self.check_call(positions, *args, **kwargs)
-    return call(self, positions, *args, **kwargs)
+  def checked(self, positions, block_index=0, x_BNW=None):
+    self.check_call(positions, block_index, x_BNW)
+    if positions.batched:
+      return self.per_example_terms(positions, block_index, x_BNW)
+    return call(self, positions, block_index, x_BNW)
   checked._checks_its_call = True
   return checked
 

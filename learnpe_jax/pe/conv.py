@@ -26,6 +26,8 @@ class PEG(PositionalEncoding):
   """
 
   causal = False
+  per_example = False
+  per_example_problem = "its convolution lays every example's tokens out on one shared grid"
   kernel_size: int = 3
   from_block: int = 1
   num_pegs: int = 1

@@ -47,13 +47,17 @@ def pairwise_distance(x_ND: jax.Array, metric: str = "euclidean") -> jax.Array:
 
 
 def auto_unit(x_ND: jax.Array) -> jax.Array:
-  """Mean nearest-neighbour distance of the tokens (1 for the index and unit grids)."""
+  """Mean distance of each token to its nearest token at another position (1 for the index and
+  unit grids). Tokens at the same position (the documents of a packed sequence, whose positions
+  restart) do not count as neighbours, so each document keeps the unit it has alone."""
   n = x_ND.shape[0]
   if n < 2:
     return jnp.ones((), jnp.float32)
   d = pairwise_distance(x_ND)
-  d = jnp.where(jnp.eye(n, dtype=bool), jnp.inf, d)
-  return jnp.maximum(d.min(-1).mean(), 1e-6)
+  nearest = jnp.where(d > 0, d, jnp.inf).min(-1)
+  nearest = jnp.where(jnp.isfinite(nearest), nearest, jnp.nan)  # a token alone at its position
+  unit = jnp.nanmean(nearest)
+  return jnp.maximum(jnp.where(jnp.isfinite(unit), unit, 1.0), 1e-6)
 
 
 def bucket_count(bucket: str, max_distance: int, num_buckets: int, irpe_beta: int) -> int:

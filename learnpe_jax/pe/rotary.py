@@ -22,6 +22,8 @@ scales included. Learnable frequencies are stored in ``param_dtype``.
 
 from __future__ import annotations
 
+import functools
+
 import math
 from typing import Any
 
@@ -59,19 +61,22 @@ def rotate_pairs(x_BNHK, cos_NHF, sin_NHF, pairing: str = "interleaved", scale_N
   return jnp.concatenate([rot, rest], -1)
 
 
+def _rotate(cos, sin, q_scale, k_scale, q_BNHK, k_BNHK, *, pairing, dtype):
+  if dtype is not None:
+    q_BNHK, k_BNHK = q_BNHK.astype(dtype), k_BNHK.astype(dtype)
+  return (rotate_pairs(q_BNHK, cos, sin, pairing, q_scale),
+          rotate_pairs(k_BNHK, cos, sin, pairing, k_scale))
+
+
 def rotary_terms(angles_NHF, pairing="interleaved", q_scale_NHF=None, k_scale_NHF=None,
                  dtype=None):
   """``PositionalTerms`` whose ``rotate`` turns q, k by ``angles_NHF`` (cos/sin taken in the angles'
-  dtype, float32 in the catalogue). ``dtype``: q and k are cast to it first (None: kept)."""
-  cos, sin = jnp.cos(angles_NHF), jnp.sin(angles_NHF)
-
-  def rotate(q_BNHK, k_BNHK):
-    if dtype is not None:
-      q_BNHK, k_BNHK = q_BNHK.astype(dtype), k_BNHK.astype(dtype)
-    return (rotate_pairs(q_BNHK, cos, sin, pairing, q_scale_NHF),
-            rotate_pairs(k_BNHK, cos, sin, pairing, k_scale_NHF))
-
-  return PositionalTerms(rotate=rotate)
+  dtype, float32 in the catalogue). ``dtype``: q and k are cast to it first (None: kept). The
+  rotation is a ``jax.tree_util.Partial`` over its cos, sin and scales, so that per-example
+  positions batch it like any other term (angles [B, N, H, F] broadcast against q [B, N, H, Dh])."""
+  rotate = functools.partial(_rotate, pairing=pairing, dtype=dtype)
+  return PositionalTerms(rotate=jax.tree_util.Partial(
+      rotate, jnp.cos(angles_NHF), jnp.sin(angles_NHF), q_scale_NHF, k_scale_NHF))
 
 
 def axial_frequencies(num_pairs: int, num_axes: int, base: float) -> np.ndarray:
