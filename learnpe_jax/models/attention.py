@@ -169,6 +169,34 @@ def unfused_terms(terms: PositionalTerms) -> list[str]:
   return out + ([] if terms.content_logits else ["content_logits=False"])
 
 
+def rotate_queries(terms: PositionalTerms, offset, q_BQHK: jax.Array) -> jax.Array:
+  """q [B, Nq, H, Dh] of the tokens ``offset`` … ``offset`` + Nq − 1 of a longer sequence, rotated
+  by those tokens' angles of ``terms.rotate`` (made for the whole sequence; ``offset`` may be
+  traced). The catalogue's rotation is a ``jax.tree_util.Partial`` over per-token cos, sin and
+  scales, cut here to the rows; a rotation of one's own must be made for the queries alone."""
+  if terms.rotate is None:
+    return q_BQHK
+  if not isinstance(terms.rotate, jax.tree_util.Partial):
+    raise ValueError("attend_with_terms: queries at an offset need the catalogue's rotation (a "
+                     "jax.tree_util.Partial over per-token angles); a rotate function of one's "
+                     "own is not allowed here: give it as many queries as keys")
+  n_q = q_BQHK.shape[1]
+  cut = [None if a is None else jax.lax.dynamic_slice_in_dim(a, offset, n_q, axis=a.ndim - 3)
+         for a in terms.rotate.args]
+  return jax.tree_util.Partial(terms.rotate.func, *cut)(q_BQHK, q_BQHK)[0]
+
+
+def query_rows_at(terms: PositionalTerms, offset, n_q: int) -> PositionalTerms:
+  """``for_query_rows`` for the rows ``offset`` … ``offset`` + n_q − 1, ``offset`` possibly traced
+  (a decoding step's position)."""
+  cut = {}
+  for field in dataclasses.fields(terms):
+    axis, value = QUERY_AXIS[field.name], getattr(terms, field.name)
+    if axis is not None and value is not None:
+      cut[field.name] = jax.lax.dynamic_slice_in_dim(value, offset, n_q, axis=value.ndim + axis)
+  return terms.replace(**cut)
+
+
 def _check_terms_fit(terms: PositionalTerms, batch: int, n: int) -> None:
   """A one-line error when the terms were made for another number of tokens (or examples) than
   the queries have, before an einsum would fail on it."""
@@ -199,19 +227,27 @@ def _check_terms_fit(terms: PositionalTerms, batch: int, n: int) -> None:
 
 def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
                       terms: PositionalTerms, *, causal: bool = False,
-                      segment_ids: jax.Array | None = None, dtype=jnp.float32,
-                      kernel: str = "plain") -> jax.Array:
+                      segment_ids: jax.Array | None = None, query_offset=None,
+                      dtype=jnp.float32, kernel: str = "plain") -> jax.Array:
   """Attention with every positional term of ``terms`` except ``add``: the formula at the top of
   this module, the code the project's encoder runs (``SelfAttention``).
 
   Args:
     q_BNHK, k_BNHK, v_BNHK: queries, keys and values [B, N, H, Dh], projected from the block
-      input (to which ``terms.add``, if set, was added first).
+      input (to which ``terms.add``, if set, was added first); q may have fewer tokens than k
+      and v (see ``causal``).
     terms: what a PE returned for this block (``learnpe_jax.pe.PositionalTerms``): ``rotate``
       turns q and k; ``rel_k``, ``content_bias``, ``logit_bias`` and ``pos_logits`` enter the
       logits, ``content_logits=False`` drops q·k from them; ``probs_scale`` multiplies the
       probabilities; ``rel_v`` enters the output. Unset fields cost nothing.
     causal: query i sees keys j ≤ i only (a decoder; ``causal_mask``).
+      With fewer queries than keys (decoding with a KV cache: q of the new tokens, k and v of
+      the cache, unrotated, and ``terms`` made for the positions of all the keys), the queries
+      are the tokens from ``query_offset`` on: each field's query rows and the rotation's angles
+      are cut to them (``query_rows_at``, ``rotate_queries``) and query i sees keys
+      j ≤ query_offset + i.
+    query_offset: the position of the first query among the keys (an int or a traced scalar:
+      a decoding step in a preallocated cache); None: the last Nq keys' positions.
     segment_ids: int [N] or [B, N], packed sequences: query i sees key j only when both belong
       to the same document (``segment_ids[i] == segment_ids[j]``); with ``causal``, both masks.
       Their positions restart at each document (``pe.packed_positions(segment_ids)``).
@@ -234,17 +270,30 @@ def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
     raise ValueError(f"attend_with_terms: kernel={kernel!r} is not allowed with terms that set "
                      f"{', '.join(unfused_terms(terms))}: jax.nn.dot_product_attention takes a "
                      "rotation and an additive logit bias only; use kernel='plain'")
-  _check_terms_fit(terms, q_BNHK.shape[0], q_BNHK.shape[1])
-  if terms.rotate is not None:
+  n_q, n_k = q_BNHK.shape[1], k_BNHK.shape[1]
+  if n_q > n_k:
+    raise ValueError(f"attend_with_terms: {n_q} queries against {n_k} keys is not allowed: the "
+                     "queries are tokens of the keys' sequence (at most as many)")
+  _check_terms_fit(terms, q_BNHK.shape[0], n_k)
+  decoding = n_q < n_k or query_offset is not None
+  offset = n_k - n_q if query_offset is None else query_offset  # the first query's position
+  if decoding:  # the queries are n_q of the n_k positions, from ``offset`` on
+    q_BNHK = rotate_queries(terms, offset, q_BNHK)
+    if terms.rotate is not None:
+      _, k_BNHK = terms.rotate(k_BNHK, k_BNHK)
+    terms = query_rows_at(terms.replace(rotate=None), offset, n_q)
+  elif terms.rotate is not None:
     q_BNHK, k_BNHK = terms.rotate(q_BNHK, k_BNHK)
-  mask = causal_mask(q_BNHK.shape[1]) if causal else None
+  query_pos = offset + jnp.arange(n_q)
+  mask = jnp.arange(n_k)[None, :] <= query_pos[:, None] if causal else None  # [Nq, N]
   if segment_ids is not None:
     seg = jnp.asarray(segment_ids)
-    if seg.shape[-1] != q_BNHK.shape[1] or seg.ndim not in (1, 2):
+    if seg.shape[-1] != n_k or seg.ndim not in (1, 2):
       raise ValueError(f"attend_with_terms: segment_ids of shape {tuple(seg.shape)} is not "
-                       f"allowed: int[N] or int[B, N] with N = {q_BNHK.shape[1]} tokens")
-    same = seg[..., :, None] == seg[..., None, :]  # [(B,) N, N]
-    same = same[:, None] if same.ndim == 3 else same  # [B, 1, N, N]: every head
+                       f"allowed: int[N] or int[B, N] with N = {n_k} tokens (the keys')")
+    seg_q = jax.lax.dynamic_slice_in_dim(seg, offset, n_q, axis=seg.ndim - 1)
+    same = seg_q[..., :, None] == seg[..., None, :]  # [(B,) Nq, N]
+    same = same[:, None] if same.ndim == 3 else same  # [B, 1, Nq, N]: every head
     mask = same if mask is None else same & mask
   if kernel != "plain":
     biases = [b for b in (terms.logit_bias, terms.pos_logits) if b is not None]
