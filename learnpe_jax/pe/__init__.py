@@ -10,7 +10,8 @@
 ``names()`` lists the PEs, ``help(make)`` with a line each; ``get_spec(name)`` is one PE's entry
 (``.fields()``: its fields and defaults); ``python -m learnpe_jax.pe`` prints the catalogue. A
 mistake is a one-line ``PEError`` (a ValueError) naming the PE, the argument and what is allowed.
-``register`` adds a PE (docs/adding_a_pe.md). ``build_pe`` / ``default_pe_config`` are the config
+``register`` adds a PE (docs/adding_a_pe.md). ``make_nnx`` gives a PE for a Flax NNX model
+(``pe/nnx_bridge.py``; imported on first use). ``build_pe`` / ``default_pe_config`` are the config
 path the trainer uses (``config.model.pe``; they import ml_collections only when called).
 """
 
@@ -22,4 +23,11 @@ from learnpe_jax.positions import Positions, grid_positions, packed_positions, s
 
 __all__ = ["PEError", "PositionalTerms", "PositionalEncoding", "Positions", "REGISTRY", "build_pe",
            "default_pe_config", "get_spec", "grid_positions", "make", "names", "packed_positions",
-           "register", "sequence_positions"]
+           "register", "sequence_positions", "make_nnx"]
+
+
+def __getattr__(name):
+  if name == "make_nnx":  # flax.nnx only for those who use it
+    from learnpe_jax.pe.nnx_bridge import make_nnx
+    return make_nnx
+  raise AttributeError(f"module 'learnpe_jax.pe' has no attribute {name!r}")
