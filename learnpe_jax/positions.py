@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import flax.struct
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 
@@ -72,3 +73,19 @@ def sequence_positions(num_tokens: int) -> Positions:
   shape: conv PEs (``peg``) need ``grid_positions((N,))``."""
   index = np.arange(num_tokens, dtype=np.int32)
   return Positions(index=index, coords=index[:, None].astype(np.float32))
+
+
+def randomized_positions(key: jax.Array, batch: int, num_tokens: int,
+                         max_positions: int) -> Positions:
+  """Randomized positions (Ruoss et al. 2023, "Randomized Positional Encodings Boost Length
+  Generalization of Transformers", 2305.16843): per example, ``num_tokens`` distinct positions
+  drawn uniformly from 0 … ``max_positions`` − 1 and sorted, so that a model trained on short
+  sequences has seen the positions of long ones; any PE that reads positions takes them (a table
+  then needs ``max_positions`` rows). index int[B, N], coords the same as float[B, N, 1]. Works
+  under ``jit`` (the sizes are static)."""
+  if not 0 < num_tokens <= max_positions:
+    raise ValueError(f"randomized_positions: num_tokens={num_tokens} is not allowed with "
+                     f"max_positions={max_positions}: 0 < num_tokens ≤ max_positions")
+  draw = lambda k: jnp.sort(jax.random.choice(k, max_positions, (num_tokens,), replace=False))
+  index = jax.vmap(draw)(jax.random.split(key, batch)).astype(jnp.int32)
+  return Positions(index=index, coords=index[..., None].astype(jnp.float32))

@@ -19,11 +19,12 @@ from learnpe_jax.errors import PEError
 from learnpe_jax.pe.base import PositionalEncoding, PositionalTerms
 from learnpe_jax.pe.registry import (REGISTRY, build_pe, default_pe_config, get_spec, make, names,
                                      register)
-from learnpe_jax.positions import Positions, grid_positions, packed_positions, sequence_positions
+from learnpe_jax.positions import (Positions, grid_positions, packed_positions, randomized_positions,
+                                   sequence_positions)
 
 __all__ = ["PEError", "PositionalTerms", "PositionalEncoding", "Positions", "REGISTRY", "build_pe",
            "default_pe_config", "get_spec", "grid_positions", "make", "names", "packed_positions",
-           "register", "sequence_positions", "make_nnx"]
+           "randomized_positions", "register", "sequence_positions", "make_nnx"]
 
 
 def __getattr__(name):
