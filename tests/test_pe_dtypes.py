@@ -175,9 +175,30 @@ def test_angles_are_float32_whatever_the_input_dtype():
   assert np.abs(in_bf16 - in_f32).max() < 0.05 * np.abs(in_f32).max()
 
 
-def test_dtype_for_a_pe_without_one_is_a_one_line_error():
-  with pytest.raises(ValueError, match=r"make\('learned', dtype=.*takes no dtype.*rope, "):
-    pe.make("learned", width=64, num_heads=4, num_tokens=16, dtype=BF16)
+@pytest.mark.parametrize("name", pe.names())
+def test_every_pe_takes_dtype_and_param_dtype(name):
+  """bf16 parameters and bf16 terms for every PE; a dtype that is none is a one-line error."""
+  positions = pe.grid_positions((4, 4))
+  module = pe.make(name, width=32, num_heads=4, num_tokens=16, init_scale=0.5, dtype=BF16,
+                   param_dtype=BF16)
+  x = jnp.ones((2, 16, 32), BF16)
+  block = getattr(module, "from_block", 0)
+  variables = module.init(jax.random.PRNGKey(0), positions, block, x)
+  for path, leaf in jax.tree_util.tree_leaves_with_path(variables):
+    assert leaf.dtype == BF16, (name, jax.tree_util.keystr(path), leaf.dtype)
+  terms = module.apply(variables, positions, block, x)
+  for field in ("add", "logit_bias", "pos_logits", "rel_k", "rel_v", "content_bias",
+                "probs_scale"):
+    value = getattr(terms, field)
+    assert value is None or value.dtype == BF16, (name, field, value.dtype)
+  if terms.rotate is not None:
+    q = jnp.ones((2, 16, 4, 8), jnp.float32)
+    assert terms.rotate(q, q)[0].dtype == BF16
+
+
+def test_a_dtype_that_is_none_is_a_one_line_error():
+  with pytest.raises(ValueError, match=r"dtype='bfloat17' is not allowed: a dtype"):
+    pe.make("learned", width=64, num_heads=4, num_tokens=16, dtype="bfloat17")
   assert "dtype" not in pe.get_spec("rope").config_fields()
 
 

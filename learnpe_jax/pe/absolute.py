@@ -224,8 +224,9 @@ class FourierFeatures(PositionalEncoding):
                      (self.num_features // 2, x_ND.shape[-1]))
     proj = x_ND @ w_r.T
     r = jnp.concatenate([jnp.cos(proj), jnp.sin(proj)], -1) / math.sqrt(self.num_features)
-    h = nn.gelu(nn.Dense(self.hidden, name=f"fourier_mlp_in_{block_index}")(r))
-    return PositionalTerms(add=nn.Dense(self.width, name=f"fourier_mlp_out_{block_index}")(h))
+    h = nn.gelu(nn.Dense(self.hidden, name=f"fourier_mlp_in_{block_index}", **self.submodule_dtypes)(r))
+    return PositionalTerms(add=nn.Dense(self.width, name=f"fourier_mlp_out_{block_index}",
+                                    **self.submodule_dtypes)(h))
 
 
 class Legendre(PositionalEncoding):
@@ -274,5 +275,5 @@ class LayerAdaptive(PositionalEncoding):
   @nn.compact
   def __call__(self, positions, block_index, x_BNW=None):
     table_NW = self.param("table", self.scaled_init(), (self.num_tokens, self.width))
-    add = nn.LayerNorm(name=f"ln_{block_index}")(lookup_rows(table_NW, positions.index))
+    add = nn.LayerNorm(name=f"ln_{block_index}", **self.submodule_dtypes)(lookup_rows(table_NW, positions.index))
     return PositionalTerms(add=add)

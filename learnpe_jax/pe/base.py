@@ -33,6 +33,7 @@ key recorded runs hold; ``registry.CONFIG_KEYS``). It is not called ``init``, wh
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from typing import Any, Callable, Mapping
@@ -99,6 +100,17 @@ class PositionalTerms:
   reads_later_tokens: bool = flax.struct.field(pytree_node=False, default=False)
   batched: bool = flax.struct.field(pytree_node=False, default=False)
 
+  def cast(self, dtype) -> "PositionalTerms":
+    """Every floating array of the terms in ``dtype`` (``rotate`` is the PE's own: the rotary
+    family rotates in its ``dtype``)."""
+    out = {}
+    for field in dataclasses.fields(self):
+      value = getattr(self, field.name)
+      if field.name != "rotate" and hasattr(value, "dtype") \
+          and jnp.issubdtype(value.dtype, jnp.floating):
+        out[field.name] = value.astype(dtype)
+    return self.replace(**out)
+
   def add_to(self, x_BNW: jax.Array) -> jax.Array:
     """x + ``add`` in x's dtype (x itself when ``add`` is None): a bf16 residual stream stays bf16
     (``x + add`` would promote it to the float32 of most PEs' tables and sinusoids)."""
@@ -137,6 +149,10 @@ class PositionalEncoding(nn.Module):
       module built by hand (its class name is used).
     causal_model: the model is a causal decoder (``make(..., causal=True)``); ``make`` refuses a
       PE that reads later tokens for it.
+    dtype: the dtype of the terms (every array of ``PositionalTerms``; the rotary family rotates
+      q and k in it, its angles staying float32); None: float32 as computed.
+    param_dtype: the dtype the learnable parameters are stored in (``param`` and the submodules'
+      ``param_dtype``); None: float32.
   """
 
   width: int
@@ -147,6 +163,8 @@ class PositionalEncoding(nn.Module):
   native_scale: bool = False
   catalogue_name: str = ""
   causal_model: bool = False
+  dtype: Any = None        # the terms' dtype (None: as computed, float32)
+  param_dtype: Any = None  # the learnable parameters' dtype (None: float32)
 
   # Catalogue metadata (class attributes, not fields).
   mechanism = "?"
@@ -292,6 +310,18 @@ class PositionalEncoding(nn.Module):
                        "look up more positions",
                        allowed=f"indices below the {rows} rows of the table")
 
+  def param(self, name, init_fn, *init_args, **init_kwargs):
+    """``nn.Module.param``, the value drawn in float32 and stored in ``param_dtype`` (when set)."""
+    if self.param_dtype is None:
+      return super().param(name, init_fn, *init_args, **init_kwargs)
+    cast = lambda key, *a, **k: init_fn(key, *a, **k).astype(self.param_dtype)
+    return super().param(name, cast, *init_args, **init_kwargs)
+
+  @property
+  def submodule_dtypes(self) -> dict:
+    """``dtype``/``param_dtype`` for a Flax layer inside a PE (Dense, Conv, LayerNorm)."""
+    return {"dtype": self.dtype, "param_dtype": self.param_dtype or jnp.float32}
+
   def per_example_terms(self, positions: Positions, block_index: int,
                         x_BNW: jax.Array | None = None) -> PositionalTerms:
     """The terms for per-example positions (index [B, N], coords [B, N, D]): the PE called on
@@ -332,7 +362,8 @@ def _checking(call):
     self.check_call(positions, block_index, x_BNW)
     if positions.batched:
       return self.per_example_terms(positions, block_index, x_BNW)
-    return call(self, positions, block_index, x_BNW)
+    terms = call(self, positions, block_index, x_BNW)
+    return terms if self.dtype is None else terms.cast(self.dtype)
   checked._checks_its_call = True
   return checked
 

@@ -155,7 +155,7 @@ class ContinuousBias(PositionalEncoding):
     r = relative_offsets(x_ND) / auto_unit(x_ND)
     if self.log_coords:
       r = jnp.sign(r) * jnp.log1p(jnp.abs(r))
-    h = nn.relu(nn.Dense(self.hidden, name=f"cpb_hidden_{block_index}")(r))
+    h = nn.relu(nn.Dense(self.hidden, name=f"cpb_hidden_{block_index}", **self.submodule_dtypes)(r))
     out = nn.Dense(self.num_heads, use_bias=False, kernel_init=self.scaled_init(self.hidden),
-                   name=f"cpb_out_{block_index}")(h)
+                   name=f"cpb_out_{block_index}", **self.submodule_dtypes)(h)
     return PositionalTerms(logit_bias=out.transpose(2, 0, 1))

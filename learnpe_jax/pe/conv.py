@@ -81,6 +81,6 @@ class PEG(PositionalEncoding):
     x_grid = cells.at[:, index].set(x_BNW).reshape((x_BNW.shape[0],) + grid + (w,))
     conv = nn.Conv(w, k, padding="SAME", feature_group_count=w,
                    kernel_init=self.scaled_init(fan_in=math.prod(k)),
-                   name=f"peg_{block_index}")
+                   name=f"peg_{block_index}", **self.submodule_dtypes)
     out = conv(x_grid).reshape(x_BNW.shape[0], -1, w)[:, index]
     return PositionalTerms(add=out, reads_later_tokens=True)

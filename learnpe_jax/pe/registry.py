@@ -50,11 +50,6 @@ CONFIG_KEYS = {"init": "init_family"}
 _KEY_OF_FIELD = {field: key for key, field in CONFIG_KEYS.items()}
 
 
-def _takes_dtype(module) -> bool:
-  """Whether PE class ``module`` has the fields ``dtype`` and ``param_dtype`` (the rotary family)."""
-  return "dtype" in module.__dataclass_fields__
-
-
 def _config_spelling(fields: Mapping[str, Any]) -> dict[str, Any]:
   """``fields`` with module field names turned into their config keys (``CONFIG_KEYS``)."""
   return {_KEY_OF_FIELD.get(k, k): v for k, v in fields.items()}
@@ -365,11 +360,10 @@ def make(name: str, /, *, width: int, num_heads: int, num_tokens: int, init_scal
       then lie in 0 … N − 1 (an error otherwise); the length RoPE scaling treats as trained.
     init_scale: σ, which multiplies the unit-scale draw of the PE's learnable parameters (docs/
       design.md, "σ, a per-model array"); may be a traced scalar. Fixed PEs ignore it.
-    dtype: the rotary family's computation dtype (e.g. ``jnp.bfloat16``): q and k are rotated and
-      returned in it, the angles staying float32. None: q's and k's own dtype.
-    param_dtype: the dtype of the rotary family's learnable frequencies (default float32).
-      Other PEs take neither (an error); their ``add`` term keeps a bf16 residual bf16 through
-      ``terms.add_to(x)``.
+    dtype: the dtype of the terms (e.g. ``jnp.bfloat16``): every array of ``PositionalTerms``;
+      the rotary family rotates q and k in it, its angles staying float32. None: as computed
+      (float32; the rotary family: q's and k's own dtype). ``terms.add_to(x)`` keeps x's dtype.
+    param_dtype: the dtype the PE's learnable parameters are stored in (default float32).
     causal: your model is a causal decoder (``attend_with_terms(..., causal=True)``): a PE whose
       terms read later tokens (``get_spec(name).causal`` False: ``peg``) is refused, and ``none``
       does not warn that a model without a PE cannot tell positions apart.
@@ -413,14 +407,6 @@ def _count(value) -> int | None:
   return value if value >= 1 else None
 
 
-def _dtype_name(value) -> str:
-  """'bfloat16' for jnp.bfloat16 (or its dtype), else the value's repr."""
-  try:
-    return str(np.dtype(value))
-  except TypeError:
-    return repr(value)
-
-
 def _rotated_dims(spec: PESpec, kwargs: Mapping[str, Any], head_dim: int) -> tuple[int, str]:
   """How many of a head's dims rotary PE ``spec`` rotates (``int(Dh · fraction)``), and how."""
   fraction = kwargs.get("fraction", 1.0)
@@ -452,13 +438,11 @@ def _build(name, fields, *, library: bool, width, num_heads, num_tokens, init_sc
                       init_scale=init_scale)
   for key, value in (("dtype", dtype), ("param_dtype", param_dtype)):
     if value is not None:
-      if not _takes_dtype(spec.module):
-        takes = ", ".join(n for n, s in REGISTRY.items() if _takes_dtype(s.module))
-        raise PEError(name, key, f"make({name!r}, {key}={_dtype_name(value)}): PE {name!r} "
-                      f"takes no {key} (its terms take your model's dtype where they are used: "
-                      f"terms.add_to(x), attend_with_terms(..., dtype=)); the PEs that take one: "
-                      f"{takes}",
-                      field=f"model.pe.{key}", value=value, allowed="no dtype in a config")
+      try:
+        np.dtype(value)
+      except TypeError:
+        raise error(key, f"{key}={value!r} is not allowed: a dtype (e.g. jnp.bfloat16)",
+                    f"model.pe.{key}", value, "a dtype") from None
       kwargs[key] = value
   if causal not in (True, False):
     raise error("causal", f"causal={causal!r} is not allowed: True (a causal decoder) or False",
@@ -495,8 +479,10 @@ def _build(name, fields, *, library: bool, width, num_heads, num_tokens, init_sc
   names_ = dict(catalogue_name=name, causal_model=bool(causal))
   if inner is not None:
     # parent=None: the outer PE adopts it as its submodule 'inner', wherever it is built.
-    kwargs["inner"] = inner.module(**model_fields, **inner_fields, catalogue_name=inner.name,
-                                   causal_model=bool(causal), parent=None)
+    dtypes = {k: kwargs[k] for k in ("dtype", "param_dtype") if k in kwargs}
+    kwargs["inner"] = inner.module(**model_fields, **inner_fields, **dtypes,
+                                   catalogue_name=inner.name, causal_model=bool(causal),
+                                   parent=None)
   if module_name is not None:
     names_["name"] = module_name
   return spec.module(**model_fields, **kwargs, **names_)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 
 import math
-from typing import Any
 
 import flax.linen as nn
 import jax
@@ -119,8 +118,6 @@ class Rotary(PositionalEncoding):
   high_freq_factor: float = 4.0
   short_factors: tuple = ()
   long_factors: tuple = ()
-  dtype: Any = None
-  param_dtype: Any = jnp.float32
 
   mechanism = "rotate"
   paper = "Su et al. 2021 (2104.09864)"
@@ -261,7 +258,7 @@ class MixedRotary(Rotary):
     else:  # the magnitudes are 1-D RoPE's over all F pairs: scaled as one axis of 2F dims
       theta = self.rope_frequencies(x_ND.max(-1, keepdims=True), f)[:, 0]
     delta = self.param(f"freq_delta_{block_index}", self.scaled_init(), (h, f, d),
-                       self.param_dtype)
+                       self.param_dtype or jnp.float32)
     return theta[None, :, None] * (u + delta.astype(jnp.float32))
 
 
@@ -329,5 +326,5 @@ class ComplexRotary(Rotary):
   def frequencies(self, x_ND, block_index):
     omega = self.rope_frequencies(x_ND)
     delta = self.param(f"log_freq_delta_{block_index}", self.scaled_init(),
-                       (self.num_heads,) + omega.shape, self.param_dtype)
+                       (self.num_heads,) + omega.shape, self.param_dtype or jnp.float32)
     return omega[None] * jnp.exp(delta.astype(jnp.float32))

@@ -38,14 +38,15 @@ class TUPE(PositionalEncoding):
     h, dh = self.num_heads, self.head_dim
     p_NW = self.param("pos_table", self.scaled_init(), (self.num_tokens, self.width))[
         positions.index]
-    proj = lambda name: nn.DenseGeneral((h, dh), name=f"{name}_{block_index}")(p_NW)
+    proj = lambda name: nn.DenseGeneral((h, dh), name=f"{name}_{block_index}",
+                                         **self.submodule_dtypes)(p_NW)
     logits_HNN = jnp.einsum("nhk,mhk->hnm", proj("pos_query"), proj("pos_key"))
     logits_HNN = logits_HNN / math.sqrt(self.logit_scale * dh)
     if self.relative:
       t5 = T5Bias(width=self.width, num_heads=h, num_tokens=self.num_tokens,
                   init_family=self.init_family, init_scale=self.init_scale,
-                  native_scale=self.native_scale,
-                  name=f"t5_{block_index}")
+                  native_scale=self.native_scale, dtype=self.dtype,
+                  param_dtype=self.param_dtype, name=f"t5_{block_index}")
       logits_HNN = logits_HNN + t5(positions, block_index).logit_bias
     return PositionalTerms(pos_logits=logits_HNN, content_logits=self.content_logits)
 
