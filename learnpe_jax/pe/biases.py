@@ -1,7 +1,8 @@
 """Attention-logit biases: b_hij added to the logits (``PositionalTerms.logit_bias``).
 
 Distance biases (ALiBi, N-D ALiBi, HyPE) are fixed functions of the pairwise distance d_ij with
-per-head slopes; table biases (T5, clipped, iRPE) are the learned tables of the relative core
+per-head slopes; KERPLE learns a kernel of it and FIRE an MLP of its log, normalised by the
+query's position; table biases (T5, clipped, iRPE) are the learned tables of the relative core
 (``relative.RelativeTable``); the continuous position bias is an MLP of the relative coordinates.
 """
 
@@ -158,4 +159,88 @@ class ContinuousBias(PositionalEncoding):
     h = nn.relu(nn.Dense(self.hidden, name=f"cpb_hidden_{block_index}", **self.submodule_dtypes)(r))
     out = nn.Dense(self.num_heads, use_bias=False, kernel_init=self.scaled_init(self.hidden),
                    name=f"cpb_out_{block_index}", **self.submodule_dtypes)(h)
+    return PositionalTerms(logit_bias=out.transpose(2, 0, 1))
+
+
+class KernelBias(PositionalEncoding):
+  """KERPLE, kernelized relative positional embedding (Chi et al. 2022, 2205.09921), on the
+  distance d_ij = |x_i − x_j| (index or N-D coordinates):
+
+      log variant:    logit_bias_hij = −p_h · log(1 + a_h · d_ij)
+      power variant:  logit_bias_hij = −p_h · d_ij^{a_h},  a_h ≤ 2
+
+  p_h, a_h > 0 learned per head. The paper draws them uniformly (p in (0, 2), a in (0, 1) for
+  the log kernel); here they start at the middle of those ranges, p⁰ = 1, a⁰ = 0.5 (power: a⁰ = 1),
+  as a paper-defined init perturbed by σ: p = p⁰·exp(δ_p), a = a⁰·exp(δ_a), δ at init =
+  σ · unit_draw(family) (σ → 0: the fixed kernel). Both are kept ≥ 0.01 as in the paper's code.
+  The paper's decoder uses i − j ≥ 0; an encoder uses the symmetric distance.
+  """
+
+  coordinates: str = "index"
+  metric: str = "euclidean"
+  variant: str = "log"
+
+  mechanism = "logit_bias"
+  learnable = True
+  paper = "Chi et al. 2022 (2205.09921)"
+  scaled_params = ("kerple_",)
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    if self.variant not in ("log", "power"):
+      raise self.error("variant", f"variant={self.variant!r} is not allowed: 'log' or 'power'",
+                       field="model.pe.variant", value=self.variant, allowed="'log' or 'power'")
+    d_NN = pairwise_distance(coordinate_input(positions, self.coordinates), self.metric)
+    delta = self.param(f"kerple_{block_index}", self.scaled_init(), (2, self.num_heads))
+    a0 = 0.5 if self.variant == "log" else 1.0
+    p_H = jnp.maximum(jnp.exp(delta[0].astype(jnp.float32)), 0.01)
+    a_H = jnp.maximum(a0 * jnp.exp(delta[1].astype(jnp.float32)), 0.01)
+    if self.variant == "log":
+      bias = -p_H[:, None, None] * jnp.log1p(a_H[:, None, None] * d_NN[None])
+    else:
+      d = jnp.where(d_NN > 0, d_NN, 1.0)[None]  # 0^a = 0 with a finite gradient in a
+      bias = -p_H[:, None, None] * jnp.where(d_NN[None] > 0,
+                                             d ** jnp.minimum(a_H, 2.0)[:, None, None], 0.0)
+    return PositionalTerms(logit_bias=bias)
+
+
+class FunctionalBias(PositionalEncoding):
+  """FIRE, functional interpolation for relative positions (Li et al. 2023, 2310.04418):
+
+      logit_bias_hij = f_θ( ψ(r_ij) / ψ(max(L, x_i + 1)) )_h,   ψ(r) = log(c·r + 1)
+
+  with r_ij = x_i − x_j (the query's index minus the key's; |x_i − x_j| in an encoder, where
+  later keys are seen too), f_θ an MLP 1 → ``hidden`` → H (ReLU), c > 0 and the threshold L > 0
+  learned. The normalisation by the query's position is what lets the bias interpolate to longer
+  sequences. c = exp(δ_c), L = L⁰·exp(δ_L) with L⁰ = ``num_tokens`` and δ at init =
+  σ · unit_draw(family); the MLP's output kernel at init = σ · unit_draw(family)/sqrt(hidden) (the
+  bias starts at scale σ), its hidden layer Flax's default init.
+  """
+
+  coordinates: str = "index"  # a 1-D position read as a number (not a table key)
+  hidden: int = 32
+
+  mechanism = "logit_bias"
+  learnable = True
+  paper = "Li et al. 2023 (2310.04418)"
+  scaled_params = ("fire_out_", "fire_scales_")
+
+  @nn.compact
+  def __call__(self, positions, block_index, x_BNW=None):
+    x_ND = coordinate_input(positions, self.coordinates)
+    if x_ND.shape[-1] != 1:
+      raise self.error("coordinates", f"coordinates of {x_ND.shape[-1]} axes are not allowed: "
+                       "FIRE normalises by the query's 1-D position", field="model.pe.coordinates",
+                       value=self.coordinates, allowed="1-D positions ('index')")
+    x = x_ND[:, 0]
+    r = jnp.abs(x[:, None] - x[None, :])
+    delta = self.param(f"fire_scales_{block_index}", self.scaled_init(), (2,))
+    c = jnp.exp(delta[0].astype(jnp.float32))
+    threshold = self.num_tokens * jnp.exp(delta[1].astype(jnp.float32))
+    psi = lambda v: jnp.log(c * v + 1.0)
+    u = psi(r) / psi(jnp.maximum(threshold, x + 1.0))[:, None]
+    h = nn.relu(nn.Dense(self.hidden, name=f"fire_hidden_{block_index}",
+                         **self.submodule_dtypes)(u[..., None]))
+    out = nn.Dense(self.num_heads, use_bias=False, kernel_init=self.scaled_init(self.hidden),
+                   name=f"fire_out_{block_index}", **self.submodule_dtypes)(h)
     return PositionalTerms(logit_bias=out.transpose(2, 0, 1))

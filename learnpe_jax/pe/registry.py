@@ -171,6 +171,10 @@ register("rel_bias_clipped", biases.ClippedBias, "clipped relative bias table, p
 register("irpe_bias", biases.IRPE, "iRPE bias mode (piecewise index, 2-D methods in N-D)")
 register("irpe_contextual", biases.IRPEContextual, "iRPE contextual mode (q · r_ij in keys)")
 register("cpb_mlp", biases.ContinuousBias, "continuous position bias: MLP of log rel. coords")
+register("kerple", biases.KernelBias, "KERPLE: learned log kernel −p log(1 + a d) on the index",
+         coordinates="index")
+register("fire", biases.FunctionalBias, "FIRE: MLP of the log distance over the query position",
+         coordinates="index")
 # ---- relative embeddings in keys/values -----------------------------------------------------
 register("shaw_rel", relative.ShawRelative, "Shaw relative keys and values, clipped, per axis")
 register("xl_rel", relative.XLRelative, "Transformer-XL relative attention with u, v")
