@@ -111,7 +111,7 @@ def test_positions_of_a_wrong_length_or_batch_are_one_line_errors():
   rope = _make("rope")
   terms = rope.apply({}, Positions(index=np.zeros((2, 20), np.int32) + np.arange(20)), 0)
   with pytest.raises(ValueError, match="terms.rotate was made for 20 positions, not allowed with "
-                                       "queries of 16 tokens"):
+                                       "keys of 16 tokens"):
     attend_with_terms(q, k, v, terms)
   alibi = _make("alibi")
   terms = alibi.apply({}, Positions(index=np.zeros((3, 16), np.int32) + np.arange(16)), 0)

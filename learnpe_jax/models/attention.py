@@ -199,20 +199,20 @@ def query_rows_at(terms: PositionalTerms, offset, n_q: int) -> PositionalTerms:
 
 def _check_terms_fit(terms: PositionalTerms, batch: int, n: int) -> None:
   """A one-line error when the terms were made for another number of tokens (or examples) than
-  the queries have, before an einsum would fail on it."""
+  the keys have (the queries are among them), before an einsum would fail on it."""
   token_axes = {"logit_bias": (-2, -1), "pos_logits": (-2, -1), "probs_scale": (-2, -1),
                 "rel_k": (-3, -2), "rel_v": (-3, -2)}
   for field, axes in token_axes.items():
     value = getattr(terms, field)
     if value is not None and tuple(value.shape[a] for a in axes) != (n, n):
       raise ValueError(f"attend_with_terms: terms.{field} of shape {tuple(value.shape)} is not "
-                       f"allowed with queries of {n} tokens: the PE was given positions of "
-                       f"{value.shape[axes[0]]} tokens; give it the queries' positions")
+                       f"allowed with keys of {n} tokens: the PE was given positions of "
+                       f"{value.shape[axes[0]]} tokens; give it the keys' positions")
   rotation = getattr(terms.rotate, "args", None)  # the catalogue's: Partial(cos, sin, ...)
   if rotation and hasattr(rotation[0], "shape") and rotation[0].shape[-3] != n:
     raise ValueError(f"attend_with_terms: terms.rotate was made for {rotation[0].shape[-3]} "
-                     f"positions, not allowed with queries of {n} tokens; give the PE the "
-                     "queries' positions")
+                     f"positions, not allowed with keys of {n} tokens; give the PE the keys' "
+                     "positions")
   if terms.batched:
     sizes = {f: getattr(terms, f).shape[0] for f in (*token_axes, "content_bias")
              if getattr(terms, f) is not None}
