@@ -387,8 +387,8 @@ def make(name: str, /, *, width: int, num_heads: int, num_tokens: int, init_scal
     a compact method of your model it is your model's submodule (its parameters under its name).
     ``block_index`` selects the block's own parameters (one PE per block), so ask with 0 for a
     PE shared by all blocks. ``positions`` is a ``Positions`` with one index int[N] for the whole
-    batch (per-example positions [B, N] are not supported yet); ``x_BNW``, the block input, is
-    what ``peg`` convolves (it needs it).
+    batch, or int[B, N] per example (every PE but ``peg``; the terms then have a batch axis);
+    ``x_BNW``, the block input, is what ``peg`` convolves (it needs it).
 
   Raises:
     PEError (a ValueError; ``learnpe_jax.errors``): one line naming the PE, the argument and what
