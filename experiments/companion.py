@@ -691,7 +691,8 @@ def summary(conditions: list[dict], verdict: dict) -> str:
     d = sbs["sinusoid_dropout"]
     text.append(f"With the companion's PE dropout (0.1 after the fixed PE, on when scored) the "
                 f"sinusoid row {d['with']} ({d['seeds'][1]} seeds; without it {d['seeds'][0]}): "
-                f"dropout {d['verdict']} the row.")
+                + ("no verdict yet on whether dropout explains the row (the rule needs ≥ 5 seeds "
+                   "each)." if d["verdict"] == "incomplete" else f"dropout {d['verdict']} the row."))
   else:
     text.append("The companion applies dropout 0.1 after its fixed 2-D PE and scores with it on; "
                 "the row in that setting has not run yet.")
