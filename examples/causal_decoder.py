@@ -96,14 +96,19 @@ class Decoder(nn.Module):
     return [(jnp.zeros(shape), jnp.zeros(shape)) for _ in range(self.depth)]
 
 
+def compiled_step(model: Decoder, params):
+  """``decode_step`` compiled once: (caches, token [B, 1], position) → (logits, caches)."""
+  return jax.jit(lambda c, tok, t: model.apply(params, tok, c, t, method=Decoder.decode_step))
+
+
 def decode_logits(model: Decoder, params, tokens):
-    """Logits [B, N, vocab] of ``tokens`` fed one at a time through the cache."""
-    step = jax.jit(lambda c, tok, t: model.apply(params, tok, c, t, method=Decoder.decode_step))
-    caches, out = model.empty_cache(tokens.shape[0]), []
-    for t in range(tokens.shape[1]):
-      logits, caches = step(caches, tokens[:, t:t + 1], jnp.int32(t))
-      out.append(logits)
-    return jnp.concatenate(out, axis=1)
+  """Logits [B, N, vocab] of ``tokens`` fed one at a time through the cache."""
+  step = compiled_step(model, params)
+  caches, out = model.empty_cache(tokens.shape[0]), []
+  for t in range(tokens.shape[1]):
+    logits, caches = step(caches, tokens[:, t:t + 1], jnp.int32(t))
+    out.append(logits)
+  return jnp.concatenate(out, axis=1)
 
 
 def generate(model: Decoder, params, prompt, num_new: int, use_cache: bool = True):
@@ -112,7 +117,7 @@ def generate(model: Decoder, params, prompt, num_new: int, use_cache: bool = Tru
   batch, p = prompt.shape
   tokens = jnp.zeros((batch, model.max_len), jnp.int32).at[:, :p].set(prompt)
   if use_cache:
-    step = jax.jit(lambda c, tok, t: model.apply(params, tok, c, t, method=Decoder.decode_step))
+    step = compiled_step(model, params)
     caches = model.empty_cache(batch)
     for t in range(p + num_new - 1):
       logits, caches = step(caches, tokens[:, t:t + 1], jnp.int32(t))
