@@ -749,6 +749,44 @@ def summary(conditions: list[dict], verdict: dict) -> str:
   return " ".join(text)
 
 
+def headline(verdict: dict) -> str:
+  """README.md's few lines on what the like-for-like study found: each verdict with the counts it
+  rests on, no other number (``summary`` gives them all; RESULTS.md keeps it)."""
+  sbs, claims, mech = verdict["side_by_side"], verdict["claims"], verdict.get("mechanism")
+  if "v2" not in sbs or not sbs["v2"]["rows"]:
+    return "- The like-for-like pieces have not run yet."
+  v2 = sbs["v2"]
+  rows = v2["rows"]
+  seeds = [r["seeds"] for r in rows.values()]
+  lines = [f"- **Side by side with the companion's released numbers: {v2['verdict']}**, "
+           f"{v2['counts']['agrees']} of {len(rows)} rows agree (our mean over "
+           f"{min(seeds)}–{max(seeds)} seeds against its mean over {rules_companion.N_REF}, at the "
+           "spread of a difference of two means)."]
+  sin = rows.get("2-D sinusoidal")
+  if sin:
+    d = sbs.get("sinusoid_dropout")
+    dropout = ("" if not d else f" With the companion's PE dropout it {d['with']} "
+               f"({d['seeds'][1]} seeds)" + (
+                   "; no verdict yet on whether dropout explains it" if d["verdict"] == "incomplete"
+                   else f"; dropout {d['verdict']} the row") + ".")
+    lines[-1] += f" The fixed 2-D sinusoid {sin['outcome']} ({sin['seeds']} seeds).{dropout}"
+  if "claim1_v2" in claims:
+    c1 = claims["claim1_v2"]
+    holds = c1["verdicts_seen"].get("holds", 0)
+    lines.append(f"- **Claim 1, a small-norm PE recovers the grid: {c1['verdict']}** ({holds} of "
+                 f"{len(c1['variants'])} reasonable variants of the rule say it holds).")
+  if "claim2_v2" in claims:
+    lines.append(f"- **Claim 2, small σ generalises better while every σ fits: "
+                 f"{claims['claim2_v2']['verdict']}.**")
+  if mech and "pe_lr" in mech:
+    w, c = mech["pe_lr"]["v2"], mech["pe_lr"]["converse"]
+    lines.append(f"- **Mechanism, with σ fixed and a learning rate for the PE alone: "
+                 f"{w['verdict']}**; at matched absolute displacement: {c['verdict']} (a reading "
+                 "written after the data).")
+  return "\n".join(textwrap.fill(line, 100, subsequent_indent="  ", break_on_hyphens=False)
+                   for line in lines)
+
+
 def wall_times(models: list[dict]) -> dict:
   """Per finished piece: its wall time and cores as ``loop.py`` measured them (pieces run before
   it did: from the piece's ``train.log``, first line to last, all resumes)."""
@@ -851,11 +889,12 @@ def tabulate(root: str, study: Study = None) -> str:
   brief = summary(conditions, verdict)
   text = study.publish(markdown(conditions, verdict, wall_times(models), findings, brief),
                        {"conditions": conditions, "verdict": verdict, "summary": brief,
+                        "headline": headline(verdict),
                         "companion": {str(k): v for k, v in COMPANION.items()}})
   if study.results_dir == RESULTS_DIR:
     rule_history.write()
     splice(README, "companion-summary",
-           f"<!-- companion-summary -->\n{textwrap.fill(brief, 100)}\n<!-- /companion-summary -->\n",
+           f"<!-- companion-summary -->\n{headline(verdict)}\n<!-- /companion-summary -->\n",
            append=False)
   return text
 

@@ -1,8 +1,8 @@
 """Every number the claims' prose quotes, recomputed from the kept records.
 
-README.md's claims section is written by ``python -m experiments.claims --all`` between
-``<!-- claims-summary -->`` markers (``experiments.claims.summary``); RESULTS.md's head and claim
-sections by the same command. Each test rebuilds what they quote from
+RESULTS.md's head, its table of every claim (between ``<!-- claims-summary -->`` markers,
+``experiments.claims.summary``) and its claim sections are written by ``python -m experiments.claims
+--all``. Each test rebuilds what they quote from
 ``experiments/results/claims/records.jsonl`` (and each claim's ``table.json`` from it) and compares.
 """
 
@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from experiments import README, RESULTS_DIR, RESULTS_MD
+from experiments import RESULTS_DIR, RESULTS_MD
 from experiments.framework import records, results_doc
 from experiments import claim5_brain as claim5
 from experiments.claims import cli, jobs, suite, summary, table
@@ -49,23 +49,17 @@ def _section(path, name):
   return text[text.index(start):text.index(end) + len(end)]
 
 
-def test_readme_claims_section_is_the_publish_steps():
-  """README.md's claims paragraph and table, every number in them, as the publish step writes
-  them from the kept tables (which the test above rebuilds from the records)."""
+def test_the_claims_table_is_the_publish_steps():
+  """RESULTS.md's table of the claims, every number in it, as the publish step writes it from the
+  kept tables (which the test above rebuilds from the records)."""
   control = [c for _, c in suite.controls()]
   assert control == [claim5.SYNTHETIC]
-  assert _section(README, summary.MARKER) == summary.readme_section(suite.claims(), control[0])
-
-
-def test_readme_claims_section_counts_the_records(rows):
-  text = " ".join(_section(README, summary.MARKER).split())
-  assert f"{len({r['job'] for r in rows})} jobs, {len(rows)} models" in text
-  assert (len({r["job"] for r in rows}), len(rows)) == (19, 160)
+  assert _section(RESULTS_MD, summary.MARKER) == summary.section(suite.claims(), control[0])
 
 
 def test_results_md_claims_part_is_the_publish_steps(monkeypatch):
   """RESULTS.md from its start to the first section another script splices in: the head, the
-  verdict summary and the claim sections, as ``--all`` writes them from the kept tables."""
+  claims' table and the claim sections, as ``--all`` writes them from the kept tables."""
   sections = []
   for c in suite.claims():
     kept = _kept(c.name)
@@ -78,7 +72,8 @@ def test_results_md_claims_part_is_the_publish_steps(monkeypatch):
   first_other = min(text.index(f"<!-- {n} -->") for n in results_doc.OTHER_RESULTS
                     if f"<!-- {n} -->" in text)
   monkeypatch.setattr(results_doc.paths, "write_text", lambda path, text: None)  # read only
-  made = results_doc.write_results(sections, RESULTS_MD, RESULTS_DIR)
+  claims_table = summary.section(suite.claims(), claim5.SYNTHETIC)
+  made = results_doc.write_results(sections, RESULTS_MD, RESULTS_DIR, claims_table)
   assert text[:first_other] == made[:first_other]
 
 

@@ -139,7 +139,8 @@ def test_the_readme_length_bullet(kept):
   models, _ = kept
   with open(f"{REPO}/README.md") as f:
     readme = f.read()
-  bullet = _section(readme, "- **Length generalisation**", "- **The companion's model, as options**")
+  bullet = _section(readme, "- **Causal decoders and length generalisation**",
+                    "- **Experiments 2 and 3**")
   v2 = benchmark.side_by_side(models)["v2"]
   assert f"is {v2['verdict']}" in bullet and "edges out" not in bullet
   assert not v2["per_task"]["copy"]["nope_fits"] and not v2["per_task"]["reverse"]["nope_fits"]

@@ -1,22 +1,22 @@
-"""Numbers quoted in README.md's prose come from the kept records: the like-for-like paragraph is
-the one ``python -m experiments.companion --tabulate`` writes (table.json's ``summary``, itself
-rebuilt from the records by ``test_companion``), and each number of "Results of the default run"
-is recomputed here from the default's records (probe ``companion_default``)."""
+"""Numbers quoted in the prose come from the kept records: README.md's lines on the like-for-like
+study and RESULTS.md's paragraph on it are the ones ``python -m experiments.companion --tabulate``
+writes (table.json's ``headline`` and ``summary``, table.json itself rebuilt from the records by
+``test_companion``), and each number of docs/default_run.md is recomputed here from the default's
+records (probe ``companion_default``)."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import textwrap
 
 import numpy as np
 
-from experiments import README, RESULTS_DIR
+from experiments import README, RESULTS_DIR, RESULTS_MD, REPO, companion
 
 
-def _readme() -> str:
-  with open(README) as f:
+def _read(path: str) -> str:
+  with open(path) as f:
     return f.read()
 
 
@@ -24,12 +24,14 @@ def _flat(text: str) -> str:
   return re.sub(r"\s+", " ", text)
 
 
-def test_the_companion_paragraph_is_the_one_written_from_the_records():
+def test_the_companion_lines_are_the_ones_written_from_the_records():
   with open(os.path.join(RESULTS_DIR, "companion", "table.json")) as f:
-    brief = json.load(f)["summary"]
-  text = _readme()
+    kept = json.load(f)
+  text = _read(README)
   block = text[text.index("<!-- companion-summary -->"):text.index("<!-- /companion-summary -->")]
-  assert textwrap.fill(brief, 100) in block
+  assert kept["headline"] in block
+  assert companion.headline(kept["verdict"]) == kept["headline"]
+  assert kept["summary"] in _read(RESULTS_MD)
 
 
 def _default_by_sigma() -> dict:
@@ -64,13 +66,13 @@ def test_the_default_runs_prose_numbers():
       f"(‖P − P⁰‖/‖P⁰‖ at most {max(movement):.2f} over the blocks' mean, "
       f"{max(one_block):.2f} in one block)",
   ]
-  text = _flat(_readme())
+  text = _flat(_read(os.path.join(REPO, "docs", "default_run.md")))
   missing = [e for e in expected if e not in text]
   assert not missing, missing
 
 
 def test_the_rule_history_in_results_md_is_written_from_the_tables():
-  from experiments import RESULTS_MD, rule_history
+  from experiments import rule_history
   with open(RESULTS_MD) as f:
     text = f.read()
   assert rule_history.section() in text

@@ -1,7 +1,7 @@
 """Every claim at once: train the jobs of all six (a job shared between claims trains once), write
 each claim's table and figure (and its control's, claim 5's on generated data), then RESULTS.md
-(its head, verdict summary and claim sections; the sections other scripts splice in are kept) and
-README.md's claims section (``summary``) (``python -m experiments.claims --all``)."""
+(its head, the table of every claim (``summary``) and the claim sections; the sections other
+scripts splice in are kept) (``python -m experiments.claims --all``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import json
 import os
 import re
 
-from experiments import README, RESULTS_DIR, RESULTS_MD
+from experiments import RESULTS_DIR, RESULTS_MD
 from experiments.framework import cluster, records, runner
 from experiments.claims import cli, summary
 from experiments.claims.spec import Claim
@@ -34,8 +34,6 @@ def main(argv: list[str] | None = None) -> int:
   p.add_argument("--retrain", action="store_true", help=records.RETRAIN_HELP)
   p.add_argument("--results", default=RESULTS_DIR, help="where tables and figures go")
   p.add_argument("--results_md", default=RESULTS_MD)
-  p.add_argument("--readme", default=README,
-                 help="the README whose <!-- claims-summary --> section is rewritten ('' : none)")
   p.add_argument("--gather", action="store_true", help="only tabulate finished jobs")
   p.add_argument("--rejudge", action="store_true",
                  help="recompute verdicts, tables and figures from the kept table.json files")
@@ -70,16 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     cli.tabulate(control, args.root, cli.script_command(claim, root_flag) + " --synthetic",
                  args.results, rejudge=args.rejudge)
   spliced = spliced_sections(args.results_md)
-  text = write_results(sections, args.results_md, args.results)
+  control = [c for _, c in controls()]
+  text = write_results(sections, args.results_md, args.results,
+                       summary.section(every, control[0] if control else None, args.results))
   for name, section in spliced.items():  # sections other scripts keep there (rule history)
     if f"<!-- {name} -->" not in text:
       splice(args.results_md, name, section)
   print(text)
-  if args.readme:
-    control = [c for _, c in controls()]
-    splice(args.readme, summary.MARKER,
-           summary.readme_section(every, control[0] if control else None, args.results),
-           append=False)
   return 0
 
 

@@ -1,8 +1,8 @@
-"""README.md's claims section, written from the claims' tables by ``python -m experiments.claims
---all`` between ``<!-- claims-summary -->`` markers (``readme_section``): the pool's size from
-``records.jsonl``, and per claim its setting (from its jobs' configs), its verdict under rules v2
-and v1 (``experiments.rules.claims``), the numbers it rests on and the smallest true difference its
-tests detect with 80% power. No number in it is typed by hand.
+"""RESULTS.md's table of the claims, written from the claims' tables by ``python -m
+experiments.claims --all`` between ``<!-- claims-summary -->`` markers (``section``): per claim its
+setting (from its jobs' configs), its verdict under rules v2 and v1 (``experiments.rules.claims``),
+the numbers it rests on and the smallest true difference its tests detect with 80% power. No
+number in it is typed by hand.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ import os
 import textwrap
 
 from experiments import RESULTS_DIR
-from experiments.framework import records
 from experiments.claims import jobs
-from experiments.claims.records import CLAIMS_DIR
 from experiments.claims.spec import Claim
 from experiments.claims.table import Table, table_from_kept
 from experiments.rules import claims as rc
@@ -169,27 +167,17 @@ def numbers(name: str, t: Table, j: rc.Judgement, others: dict) -> str:
   raise KeyError(name)
 
 
-def readme_section(claims: list[Claim], control: Claim | None = None,
-                   results_dir: str = RESULTS_DIR, records_dir: str = CLAIMS_DIR) -> str:
-  """The README's claims paragraph and table between ``<!-- claims-summary -->`` markers."""
-  rows = records.read(records_dir)
-  seeds = sorted({len(g["seeds"]) for c in claims for g in load(c, results_dir)[0].groups})
+def section(claims: list[Claim], control: Claim | None = None,
+            results_dir: str = RESULTS_DIR) -> str:
+  """RESULTS.md's table of every claim in one row, between ``<!-- claims-summary -->`` markers."""
   others = {control.name: load(control, results_dir)} if control else {}
   paragraph = textwrap.fill(
-      f"{len(claims)} claims, each re-run with {'–'.join(map(str, seeds))} seeds by one script in "
-      "`experiments/`, at CPU settings (not the default run's: each row names its setting). The "
-      "verdict comes from the rule its script states, decided by `experiments/rules/claims.py`: "
-      "rule v1 as run, and rule v2, the same tests with a tie at chance or perfect "
-      "*uninformative*; beside it, the smallest true difference each part's tests detect with 80% "
-      "power (2.80 × the standard error of the difference, a normal approximation; claim 6: the "
-      "range between two families its ANOVA detects). `python -m experiments.claims --all` "
-      "rebuilds every table, figure, [RESULTS.md](RESULTS.md) (each claim's full table, tests, "
-      "figure and command) and this table from the models' records the repo keeps "
-      f"(`experiments/results/claims/records.jsonl`: {len({r['job'] for r in rows})} jobs, "
-      f"{len(rows)} models); with `--retrain --lanes=2` it trains them again first, two jobs at a "
-      "time (the records keep no wall time: RESULTS.md gives the one measured). `python -m "
-      "experiments.claimN_… --scale=paper --print` prints a claim's jobs at the study's scale for "
-      "a GPU or TPU.", 100, break_on_hyphens=False, break_long_words=False)
+      "Every claim in one row: its setting, its verdict (rule v2, with rule v1's beside it where "
+      "they differ), the numbers it rests on (mean [95% interval]) and the smallest true "
+      "difference its tests detect with 80% power (2.80 × the standard error of the difference, "
+      "a normal approximation; claim 6: the range between two families its ANOVA detects). Its "
+      "section below gives the full table, the tests, the figure and the command.",
+      100, break_on_hyphens=False, break_long_words=False)
   lines = [f"<!-- {MARKER} -->", paragraph, "",
            "| claim | setting (steps) | verdict | the numbers (mean [95% interval]) | detectable "
            "difference (80% power) |", "|---|---|---|---|---|"]

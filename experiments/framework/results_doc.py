@@ -84,9 +84,11 @@ def splice_results_section(name: str, results_dir: str, path: str) -> None:
     splice(path, name, section)
 
 
-def write_results(sections: list[tuple[str, str, str]], path: str, results_dir: str) -> str:
-  """RESULTS.md: the verdict summary, then each claim's section (``(markdown, name, verdict)``)
-  with its figure linked relative to ``path``, then the ``OTHER_RESULTS`` sections."""
+def write_results(sections: list[tuple[str, str, str]], path: str, results_dir: str,
+                  claims_table: str = "") -> str:
+  """RESULTS.md: the claims' table (``claims_table``; without it, a table of titles and
+  verdicts), then each claim's section (``(markdown, name, verdict)``) with its figure linked
+  relative to ``path``, then the ``OTHER_RESULTS`` sections."""
   base = os.path.dirname(os.path.abspath(path))
   summary = ["| claim | verdict |", "|---|---|"]
   body = []
@@ -96,6 +98,7 @@ def write_results(sections: list[tuple[str, str, str]], path: str, results_dir: 
     figure = os.path.relpath(os.path.join(results_dir, name, "figure.png"), base)
     body.append(text.replace("](figure.png)", f"]({figure})"))
   body += [s for s in (results_section(n, results_dir, path) for n in OTHER_RESULTS) if s]
-  text = RESULTS_HEAD + "\n" + "\n".join(summary) + "\n\n" + "\n".join(body)
+  table = claims_table or "\n".join(summary) + "\n"
+  text = RESULTS_HEAD + "\n" + table + "\n" + "\n".join(body)
   paths.write_text(path, text)
   return text
