@@ -7,7 +7,8 @@ per-level accuracy ``test_accuracy_by_level``: n=1 … n=16).
 Variants (comma-separated, combinable):
   (none)          copy, a 2-block causal decoder (width 64, 4 heads, pre-LN), the learned table at
                   σ ∈ {0.1, 2} × seeds 0–2, 3,000 steps: about 4 minutes on 2 CPU cores.
-  problem=NAME    'copy' (default), 'reverse' or 'addition'.
+  problem=NAME    'copy' (default), 'reverse', 'addition', 'parity', 'sorting', 'summation',
+                  'polynomial' or 'lego' (``generate.PROBLEMS``).
   pe=NAME         another PE of the catalogue that a decoder takes (``python -m learnpe_jax.pe``).
   smoke           a sub-minute run for tests: L = 4, width 32, 200 steps, σ ∈ {0.02, 2} × 2 seeds.
 """
@@ -26,7 +27,7 @@ def get_config(arg=None):
 
   config.data = ml_collections.ConfigDict()
   config.data.data_dir = "~/.cache/learnpe_jax/tfds"
-  config.data.problem = variants.get("problem", "copy")  # 'copy' | 'reverse' | 'addition'
+  config.data.problem = variants.get("problem", "copy")  # one of generate.PROBLEMS
   config.data.max_train_length = 8      # L: training lengths n = 1..L; test n = 1..2L
   config.data.num_train = 20_000        # training sequences (n uniform in 1..L)
   config.data.num_test_per_length = 100

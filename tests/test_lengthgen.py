@@ -1,5 +1,6 @@
-"""Length-generalisation problems (copy, reverse, addition) for a causal decoder: the sequences,
-their answer masks, the dataset and the config checks."""
+"""Length-generalisation problems (Kazemnejad et al.'s copy, reverse, addition, parity, sorting,
+summation, polynomial evaluation, LEGO) for a causal decoder: the sequences, their answer masks,
+the dataset and the config checks."""
 
 import numpy as np
 import pytest
@@ -41,9 +42,50 @@ def test_every_example_is_its_problem_and_scores_only_the_answer(problem):
       elif problem == "reverse":
         np.testing.assert_array_equal(answer, sequence[:n][::-1])
       else:
-        a, b = sequence[:n], sequence[n + 1:2 * n + 1]
-        assert sequence[n] == gen.PLUS and len(answer) == n + 1
-        assert _value(answer) == _value(a) + _value(b)
+        _check_answer(problem, n, sequence[:sep], answer)
+      assert sequence.max() < gen.vocab_size(problem)
+
+
+def _digits(tokens):
+  return [int(t) - 1 for t in tokens]
+
+
+def _signed(sign, magnitude_token):
+  return (-1 if sign == gen.MINUS else 1) * (int(magnitude_token) - 1)
+
+
+def _check_answer(problem, n, x, answer):
+  """The answer recomputed from the problem's input by its definition (the module docstring)."""
+  if problem == "addition":
+    a, b = x[:n], x[n + 1:2 * n + 1]
+    assert x[n] == gen.PLUS and len(answer) == n + 1
+    assert _value(answer) == _value(a) + _value(b)
+  elif problem == "parity":
+    assert set(_digits(x)) <= {0, 1} and len(x) == n
+    assert _digits(answer) == [sum(_digits(x)) % 2]
+  elif problem == "sorting":
+    assert _digits(answer) == sorted(_digits(x))
+  elif problem == "summation":
+    assert (x[1::2] == gen.PLUS).all() and len(x) == 2 * n - 1
+    assert all(1 <= d <= 9 for d in _digits(x[::2]))
+    assert _digits(answer) == [sum(_digits(x[::2])) % 10]
+  elif problem == "polynomial":
+    v = _signed(x[0], x[1])
+    terms = x[2:].reshape(n, 3)
+    assert -2 <= v <= 2 and all(-3 <= _signed(s, c) <= 3 and 0 <= d - 1 <= 3 for s, c, d in terms)
+    assert _digits(answer) == [sum(_signed(s, c) * v ** (int(d) - 1) for s, c, d in terms) % 10]
+  elif problem == "lego":
+    clauses = x.reshape(n, 3)
+    names = clauses[:, 0]
+    assert len(set(names.tolist())) == n and names.min() > gen.MINUS
+    assert clauses[0, 2] == 2 and (clauses[1:, 2] == names[:-1]).all()  # the digit 1, then a chain
+    value, values = 1, []
+    for _, sign, _ in clauses:
+      value *= -1 if sign == gen.MINUS else 1
+      values.append(value)
+    assert answer.tolist() == [gen.MINUS if v < 0 else gen.PLUS for v in values[n // 2:]]
+  else:
+    raise AssertionError(problem)
 
 
 def test_generation_is_seeded():
@@ -66,7 +108,7 @@ def test_dataset_and_task(data_dir):
     key = lambda inputs: sorted(x.tobytes() for x in inputs)
     assert key(arrays["tokens"].argmax(-1).astype(np.int8)) == key(raw[split]["inputs"])
     assert arrays["loss_mask"].sum() == raw[split]["mask"].sum()
-  assert task.kind == "sequence" and task.num_outputs == gen.VOCAB_SIZE
+  assert task.kind == "sequence" and task.num_outputs == gen.VOCAB_SIZE == gen.vocab_size("addition")
   assert task.level_names == tuple(f"n={n}" for n in range(1, 9))
   assert task.num_tokens == gen.sequence_length("addition", 8) - 1
 
@@ -109,3 +151,17 @@ def test_a_decoder_refuses_a_pe_that_reads_later_tokens():
   config.model.kind, config.model.pe = "lstm", grid2d.get_config("smoke").model.pe
   with pytest.raises(ConfigError, match=r"model\.causal"):
     config_validation.validate(config)
+
+
+def test_lego_lengths_beyond_its_names_are_a_config_error():
+  from learnpe_jax.tasks.lengthgen.task import validate_data
+  validate_data({"problem": "lego", "max_train_length": gen.NAMES // 2})
+  with pytest.raises(ConfigError, match=r"data\.max_train_length.*at most 26 for lego"):
+    validate_data({"problem": "lego", "max_train_length": gen.NAMES // 2 + 1})
+  with pytest.raises(ValueError, match="lego needs n ≤ 52"):
+    gen.example("lego", gen.NAMES + 1, np.random.default_rng(0))
+
+
+def test_the_first_three_problems_keep_their_vocabulary():
+  """The problems added after copy, reverse and addition widen only their own one-hot tokens."""
+  assert [gen.vocab_size(p) for p in gen.PROBLEMS] == [13, 13, 13, 13, 13, 13, 14, 66]

@@ -20,7 +20,8 @@ def builder_config(params: dict) -> tfds_io.ParamsConfig:
 
 
 class LengthGeneralisation(tfds.core.GeneratorBasedBuilder):
-  """Copy, reverse and addition sequences for a causal decoder, test lengths up to twice the
+  """The problems of ``generate`` (Kazemnejad et al.'s copy, reverse, addition, parity, sorting,
+  summation, polynomial evaluation and LEGO) for a causal decoder, test lengths up to twice the
   training lengths."""
 
   VERSION = tfds.core.Version("1.0.0")
