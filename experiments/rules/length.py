@@ -93,36 +93,45 @@ def bound_tie(a: dict, b: dict) -> str | None:
   return f"tie at {round(unseen(a)[0]):d}"
 
 
-def paired_lead(nope: dict, rival: dict) -> dict:
-  """NoPE against one rival, paired by seed (module docstring): mean and sd of d = NoPE − rival,
-  the two one-sided paired-t p-values, the detectable lead and the outcome."""
-  a = {s["seed"]: s["unseen"] for s in nope["per_seed"]}
-  b = {s["seed"]: s["unseen"] for s in rival["per_seed"]}
+def paired_t(a: dict, b: dict, names=("a", "b")) -> dict:
+  """Two rows' values paired by seed (``{seed: value}`` each): the differences d = a − b, their
+  mean and sd, the one-sided paired-t p-values of mean d > 0 (``p_a_better``) and < 0
+  (``p_b_better``), df = n − 1 (1.0 under 2 seeds; 0 or 1 when every d is equal), and the mean
+  difference detected with 80% power (``rules.detectable_difference(sd/√n)``)."""
   seeds = sorted(set(a) & set(b))
   if not seeds:
-    raise ValueError(f"paired_lead: seeds {sorted(a)} (NoPE) and {sorted(b)} ({rival['row']}) "
+    raise ValueError(f"paired_t: seeds {sorted(a)} ({names[0]}) and {sorted(b)} ({names[1]}) "
                      "share none; allowed: rows run on the same seeds")
   d = np.array([a[s] - b[s] for s in seeds])
   n = len(d)
   mean = float(d.mean())
   sd = float(d.std(ddof=1)) if n > 1 else float("nan")
   if n < 2:
-    p_nope = p_rival = 1.0
+    p_a = p_b = 1.0
   elif sd == 0:
-    p_nope, p_rival = (0.0 if mean > 0 else 1.0), (0.0 if mean < 0 else 1.0)
+    p_a, p_b = (0.0 if mean > 0 else 1.0), (0.0 if mean < 0 else 1.0)
   else:
     t = mean / (sd / math.sqrt(n))
-    p_nope, p_rival = float(scipy.stats.t.sf(t, n - 1)), float(scipy.stats.t.cdf(t, n - 1))
+    p_a, p_b = float(scipy.stats.t.sf(t, n - 1)), float(scipy.stats.t.cdf(t, n - 1))
   se = sd / math.sqrt(n) if n > 1 else float("nan")
+  return {"seeds": seeds, "a": float(np.mean([a[s] for s in seeds])),
+          "b": float(np.mean([b[s] for s in seeds])), "d": d.tolist(), "mean": mean, "sd": sd,
+          "p_a_better": p_a, "p_b_better": p_b, "detectable": rules.detectable_difference(se)}
+
+
+def paired_lead(nope: dict, rival: dict) -> dict:
+  """NoPE against one rival, paired by seed (module docstring): mean and sd of d = NoPE − rival,
+  the two one-sided paired-t p-values, the detectable lead and the outcome."""
+  t = paired_t({s["seed"]: s["unseen"] for s in nope["per_seed"]},
+               {s["seed"]: s["unseen"] for s in rival["per_seed"]}, ("NoPE", rival["row"]))
   fit = {"nope": fits(nope), "rival": fits(rival)}
   tie = bound_tie(nope, rival)
   outcome = (DID_NOT_FIT if not all(fit.values()) else f"uninformative: {tie}" if tie else
-             "NoPE better" if p_nope < ALPHA else "rival better" if p_rival < ALPHA else
-             NO_DIFFERENCE)
-  return {"seeds": seeds, "nope": float(np.mean([a[s] for s in seeds])),
-          "rival": float(np.mean([b[s] for s in seeds])), "leads": d.tolist(), "lead": mean,
-          "lead_sd": sd, "p_nope_better": p_nope, "p_rival_better": p_rival,
-          "detectable": rules.detectable_difference(se),
+             "NoPE better" if t["p_a_better"] < ALPHA else "rival better"
+             if t["p_b_better"] < ALPHA else NO_DIFFERENCE)
+  return {"seeds": t["seeds"], "nope": t["a"], "rival": t["b"], "leads": t["d"],
+          "lead": t["mean"], "lead_sd": t["sd"], "p_nope_better": t["p_a_better"],
+          "p_rival_better": t["p_b_better"], "detectable": t["detectable"],
           "seen": {"nope": seen(nope), "rival": seen(rival)}, "fits": fit, "outcome": outcome}
 
 

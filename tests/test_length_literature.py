@@ -1,0 +1,123 @@
+"""The rules of the length benchmark's side-by-sides with Kazemnejad et al., Ruoss et al. and Press
+et al. (``experiments.rules.length_literature``): each can fail, ties and unfit rows give no verdict,
+and the power limits the module states hold."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from experiments.rules import length
+from experiments.rules import length_literature as lit
+
+
+def _rec(row, unseen, seen=1.0):
+  return {"row": row, "sigma": None,
+          "per_seed": [{"seed": s, "seen": seen, "unseen": u} for s, u in enumerate(unseen)]}
+
+
+def _task(order, spread=0.1, seen=None):
+  """Five rows whose unseen scores follow ``order`` (best first), three seeds each."""
+  seen = seen or {}
+  return {pe: _rec(pe, [0.9 - spread * i + 0.01 * s for s in range(3)], seen.get(pe, 1.0))
+          for i, pe in enumerate(order)}
+
+
+def test_the_published_order_agrees_and_its_reverse_disagrees():
+  order = lit.KAZEMNEJAD_ORDER
+  same = lit.mrr_ranking({"a": _task(order), "b": _task(order)})
+  assert same["verdict"] == "agrees" and same["rho"] == pytest.approx(1.0)
+  assert same["p"] == pytest.approx(1 / 120) and same["order"] == list(order)
+  assert lit.mrr_ranking({"a": _task(order[::-1]), "b": _task(order[::-1])})["verdict"] == \
+      "disagrees"
+
+
+def test_with_five_pes_only_one_adjacent_swap_still_agrees():
+  """The power the docstring states: ρ = 0.9 has p = 5/120, ρ = 0.8 does not reach 0.05."""
+  o = list(lit.KAZEMNEJAD_ORDER)
+  one = [o[1], o[0], *o[2:]]
+  two = [o[1], o[0], o[3], o[2], o[4]]
+  r1 = lit.mrr_ranking({"a": _task(one), "b": _task(one)})
+  assert r1["rho"] == pytest.approx(0.9) and r1["p"] == pytest.approx(5 / 120)
+  assert r1["verdict"] == "agrees"
+  r2 = lit.mrr_ranking({"a": _task(two), "b": _task(two)})
+  assert r2["rho"] == pytest.approx(0.8) and r2["p"] > 0.05 and r2["verdict"] == "partly"
+
+
+def test_the_exact_p_is_the_share_of_orders_at_least_as_correlated():
+  values = {pe: v for pe, v in zip(lit.KAZEMNEJAD_ORDER, [3, 5, 4, 1, 2], strict=True)}
+  rho, p = lit.order_correlation(values)
+  published = [-i for i in range(5)]
+  count = sum(np.corrcoef(np.argsort(np.argsort(perm)), np.argsort(np.argsort(published)))[0, 1]
+              >= rho - 1e-12 for perm in itertools.permutations([3, 5, 4, 1, 2]))
+  assert p == pytest.approx(count / 120)
+
+
+def test_tasks_where_a_pe_did_not_fit_or_every_pe_scores_zero_do_not_count():
+  order = lit.KAZEMNEJAD_ORDER
+  zeros = {pe: _rec(pe, [0.0, 0.0, 0.0]) for pe in order}
+  unfit = _task(order, seen={"none": 0.6})
+  result = lit.mrr_ranking({"a": _task(order), "zeros": zeros, "unfit": unfit})
+  assert result["verdict"] == "inconclusive" and result["counted"] == ["a"]
+  assert result["skipped"]["zeros"].startswith("uninformative")
+  assert result["skipped"]["unfit"] == "did not fit: none"
+  # A lenient rule that ranked the tie at 0 (every PE sharing rank 3) would still "agree": the
+  # tied task adds the same reciprocal rank to every PE, so it can only hide, never inform.
+  tied = lit.reciprocal_ranks({pe: 0.0 for pe in order})
+  assert len(set(tied.values())) == 1
+
+
+def test_the_verdict_per_seed_shows_how_far_it_moves():
+  order = lit.KAZEMNEJAD_ORDER
+  tasks = {"a": _task(order), "b": _task(order)}
+  for task in tasks.values():
+    task["none"]["per_seed"][2]["unseen"] = 0.65  # seed 2: NoPE third, its mean still first
+  result = lit.mrr_ranking_by_seed(tasks)
+  assert result["mean"]["verdict"] == "agrees"
+  assert result["by_seed"][0] == "agrees" and result["by_seed"][2] != "agrees"
+
+
+def _pair(randomized, base, seen=(1.0, 1.0)):
+  return lit.randomized_vs_base(_rec("base", base, seen[1]), _rec("randomized", randomized,
+                                                                   seen[0]))
+
+
+def test_randomized_against_its_base():
+  better = _pair([0.6, 0.7, 0.65], [0.1, 0.15, 0.12])
+  assert better["outcome"] == "randomized better" and better["p_randomized_better"] < 0.05
+  assert _pair([0.1, 0.15, 0.12], [0.6, 0.7, 0.65])["outcome"] == "base better"
+  assert _pair([0.0, 0.0, 0.0], [0.0, 0.0, 0.0])["outcome"] == "uninformative: tie at 0"
+  assert _pair([0.6, 0.7, 0.65], [0.1, 0.1, 0.1], seen=(1.0, 0.5))["outcome"] == length.DID_NOT_FIT
+  noisy = _pair([0.6, 0.1, 0.4], [0.3, 0.35, 0.2])
+  assert noisy["outcome"] == length.NO_DIFFERENCE and noisy["detectable"] > abs(noisy["lead"])
+
+
+def test_ruoss_overall_needs_a_majority_and_no_loss():
+  win = _pair([0.6, 0.7, 0.65], [0.1, 0.15, 0.12])
+  loss = _pair([0.1, 0.15, 0.12], [0.6, 0.7, 0.65])
+  tie = _pair([0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+  assert lit.ruoss_verdict({"a": win, "b": win, "c": tie})["verdict"] == "agrees"
+  assert lit.ruoss_verdict({"a": win, "b": loss})["verdict"] == "disagrees"
+  assert lit.ruoss_verdict({"a": win, "b": win, "c": loss})["verdict"] == "inconclusive"
+  assert lit.ruoss_verdict({"c": tie})["verdict"] == "inconclusive"
+
+
+def _bits(values):
+  return dict(enumerate(values))
+
+
+def test_press_ordering():
+  ordered = {pe: _bits([1.0 + 0.3 * i + 0.01 * s for s in range(3)])
+             for i, pe in enumerate(lit.PRESS_ORDER)}
+  assert lit.press_ordering(ordered)["verdict"] == "agrees"
+  swapped = dict(ordered, rope=ordered["t5_bias"], t5_bias=ordered["rope"])
+  result = lit.press_ordering(swapped)
+  assert result["verdict"] == "disagrees"
+  assert result["pairs"]["t5_bias < rope"]["outcome"] == "reversed"
+  no_table = dict(ordered, sinusoidal_1d=_bits([math.nan] * 3))
+  assert lit.press_ordering(no_table)["pairs"]["rope < sinusoidal_1d"]["outcome"].startswith(
+      "no verdict")
+  assert lit.press_ordering(no_table)["verdict"] == "partly"
+  flat = {pe: _bits([1.0, 1.2, 0.9]) for pe in lit.PRESS_ORDER}
+  assert lit.press_ordering(flat)["verdict"] == length.NO_DIFFERENCE
