@@ -121,7 +121,8 @@ def main(argv=None):
           f"  same tokens: {r['same_tokens']}", flush=True)
   device = jax.devices()[0]
   machine = {"backend": jax.default_backend(), "device": device.device_kind,
-             "cpu_count": os.cpu_count(), "jax": jax.__version__, "python": platform.python_version()}
+             "cpu_count": os.cpu_count(), "jax": jax.__version__,
+             "python": platform.python_version()}
   os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
   with open(args.out, "w") as f:
     command = " ".join(["python benchmarks/kv_cache_speed.py",

@@ -60,7 +60,8 @@ class Model(nnx.Module):
   def __init__(self, pe_name: str, *, vocab: int = 16, width: int = 32, depth: int = 2,
                num_heads: int = 4, num_tokens: int = 16, seed: int = 0):
     rngs = nnx.Rngs(seed)
-    self.pe_name, self.width, self.num_heads, self.num_tokens = pe_name, width, num_heads, num_tokens
+    self.pe_name, self.width = pe_name, width
+    self.num_heads, self.num_tokens = num_heads, num_tokens
     self.embed = nnx.Embed(vocab, width, rngs=rngs)
     self.pe = pe_lib.make_nnx(pe_name, **self.pe_args(), blocks=range(depth),
                               positions=self.positions(num_tokens),

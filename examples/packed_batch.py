@@ -9,7 +9,8 @@ alone:
   attention    ``attend_with_terms(..., causal=True, segment_ids=segment_ids)``: no query sees
                another document's keys
 The toy task is next-token prediction on documents that alternate two random tokens (a b a b ...):
-every target but the first of a document is the token before the current one.
+every target but the first of a document is the token before the current one (the first cannot
+be guessed, so the loss stays above about 0.4).
 
 For each PE the script trains a small causal decoder for ``--steps`` Adam steps on fresh packed
 batches (loss over the documents' tokens only), then, on a held-out packed batch, prints the
