@@ -134,13 +134,14 @@ def update(study_dir: str, jobs: Iterable[runner.Job], root: str,
   return _merge(os.path.join(study_dir, RECORDS), jobs, kept, fresh, lambda r: (r["model"],))
 
 
-def keep_curves(study_dir: str, jobs: Iterable[runner.Job], root: str) -> list[dict]:
-  """Like ``update`` for the training curves: every eval row of the finished jobs, ``CURVE_FIELDS``
+def keep_curves(study_dir: str, jobs: Iterable[runner.Job], root: str,
+                fields: tuple[str, ...] = CURVE_FIELDS) -> list[dict]:
+  """Like ``update`` for the training curves: every eval row of the finished jobs, ``fields``
   only, with its ``job``."""
   from learnpe_jax.run.workdir import read_metrics
   jobs = list(jobs)
   kept = read_curves(study_dir)
-  fresh = {j.name: [dict({k: r[k] for k in CURVE_FIELDS if k in r}, job=j.name)
+  fresh = {j.name: [dict({k: r[k] for k in fields if k in r}, job=j.name)
                     for r in read_metrics(os.path.join(root, j.name))]
            for j in _fresh(study_dir, jobs, root, kept, CURVES)}
   if not fresh:

@@ -82,8 +82,9 @@ class Study:
   def records(self, root: str, extra: Callable[[str], list[dict]] | None = None) -> list[dict]:
     return records.update(self.dir, self.jobs, root, extra)
 
-  def curves(self, root: str) -> list[dict]:
-    return records.keep_curves(self.dir, self.jobs, root)
+  def curves(self, root: str, fields: tuple[str, ...] | None = None) -> list[dict]:
+    """The kept training curves (``fields`` of each eval row; default ``records.CURVE_FIELDS``)."""
+    return records.keep_curves(self.dir, self.jobs, root, fields or records.CURVE_FIELDS)
 
   def publish(self, markdown: str, table: dict | None = None, splice: bool = True) -> str:
     """Write ``table.md`` (and ``table.json``), then the study's RESULTS.md section (for the

@@ -1,0 +1,153 @@
+"""The length benchmark's budget: the probe that sets, per task, the steps, model and learning rate
+at which the PEs are judged (``python -m experiments.length_budget``).
+
+    python -m experiments.length_budget --tier=1 --lanes=2   # the first tier's probes (resumable)
+    python -m experiments.length_budget --tier=2 --lanes=2   # the second, for the tasks tier 1 left
+    python -m experiments.length_budget --tabulate           # the budget table from kept records
+
+Why: a PE's unseen-length score says nothing about extrapolation when the model has not learned the
+training lengths (the benchmark's first runs: NoPE did not fit copy and reverse in 3,000 steps and
+addition was learned by no PE). The rule below, written before any probe ran, picks a budget at
+which the field's two reference PEs, NoPE and RoPE, both fit; the benchmark then runs every PE at
+that budget, and a row that still does not fit is "did not fit: no verdict"
+(``experiments.rules.length``).
+
+Probes: every problem of ``learnpe_jax.tasks.lengthgen.generate`` (training lengths n ≤ L = 8, test
+n ≤ 16, ``configs/length1d.py``) × PE ∈ {none, rope} × tier, one job each; a job trains three
+learning rates at once (``sweep.learning_rate``, seed 0) for ``MAX_STEPS`` steps and scores every
+length every ``EVERY`` steps (the budget curve). Tiers: 1 = the CPU default's model (width 64, 2
+blocks, 4 heads); 2 = width 128, 4 blocks, 8 heads, for the problems tier 1 does not fit.
+
+Rule (``budget``), per problem and tier, on the test set's training lengths only (n ≤ L; the
+unseen lengths are never read):
+  * a model's *seen score* at a step is its exact match on the worst training length (min over
+    n ≤ L), so "fits" means every training length ≥ ``FIT`` = 0.95;
+  * each PE's learning rate is the one with the highest seen score at the last step (ties: the
+    smaller lr); the problem's learning rate, for every PE of the benchmark, is the one with the
+    highest mean of the two PEs' seen scores at the last step;
+  * the budget is the first evaluated step at which both PEs' chosen models have seen score ≥ FIT
+    and keep it at every later evaluation; none within ``MAX_STEPS`` → the tier does not fit the
+    problem (the next tier is probed; past the last tier the problem is "did not fit at any probed
+    budget" and the benchmark runs it at the last tier's full budget with its rows judged by fit).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from experiments import REPO
+from experiments.framework import records
+from experiments.framework.runner import Job
+from experiments.framework.study import Study
+from learnpe_jax.tasks.lengthgen.generate import PROBLEMS
+
+FIT = 0.95
+MAX_STEPS = 10_000
+EVERY = 500
+LEARNING_RATES = (3e-4, 1e-3, 3e-3)
+PES = ("none", "rope")
+TIERS = {1: {"model.width": 64, "model.depth": 2, "model.num_heads": 4},
+         2: {"model.width": 128, "model.depth": 4, "model.num_heads": 8}}
+CURVE_FIELDS = ("step", "model", "seed", "learning_rate", "test_accuracy_by_level")
+
+
+def job(problem: str, pe: str, tier: int) -> Job:
+  overrides = {"data.problem": problem, "sweep.learning_rate": LEARNING_RATES,
+               "sweep.pe_init_scale": (1.0,), "sweep.seeds": (0,),
+               "train.num_steps": MAX_STEPS, "train.eval_every": EVERY} | TIERS[tier]
+  return Job(name=f"tier{tier}_{problem}_{pe}", config=f"configs/length1d.py:pe={pe}",
+             overrides=tuple(overrides.items()))
+
+
+JOBS = tuple(job(problem, pe, tier) for tier in TIERS for problem in PROBLEMS for pe in PES)
+STUDY = Study("length_budget", JOBS)
+
+
+def seen_score(row: dict, max_train_length: int) -> float:
+  """The worst training length's exact match in one eval row (``test_accuracy_by_level``)."""
+  by_level = row["test_accuracy_by_level"]
+  return min(by_level[f"n={n}"] for n in range(1, max_train_length + 1))
+
+
+def _curves(rows: list[dict], job_name: str, max_train_length: int) -> dict[float, list]:
+  """{learning rate: [(step, seen score), …]} of one job's eval rows, by step."""
+  out: dict[float, list] = {}
+  for r in sorted(records.of_job(rows, job_name), key=lambda r: r["step"]):
+    if r.get("test_accuracy_by_level"):
+      out.setdefault(r["learning_rate"], []).append((r["step"], seen_score(r, max_train_length)))
+  return out
+
+
+def first_kept_fit(curve: list[tuple[int, float]]) -> int | None:
+  """The first step from which the seen score stays ≥ FIT at every later evaluation."""
+  first = None
+  for step, score in curve:
+    if score >= FIT - 1e-9:
+      first = step if first is None else first
+    else:
+      first = None
+  return first
+
+
+def budget(rows: list[dict], problem: str, tier: int, max_train_length: int = 8) -> dict | None:
+  """The rule (module docstring) for one problem and tier; None while a job's curve is missing."""
+  curves = {pe: _curves(rows, job(problem, pe, tier).name, max_train_length) for pe in PES}
+  if not all(curves.values()):
+    return None
+  last = {pe: {lr: c[-1][1] for lr, c in by_lr.items()} for pe, by_lr in curves.items()}
+  chosen = {pe: max(sorted(scores), key=lambda lr: scores[lr]) for pe, scores in last.items()}
+  lrs = sorted(set.intersection(*(set(s) for s in last.values())))
+  problem_lr = max(lrs, key=lambda lr: np.mean([last[pe][lr] for pe in PES]))
+  fits_from = {pe: first_kept_fit(curves[pe][chosen[pe]]) for pe in PES}
+  steps = None if None in fits_from.values() else max(fits_from.values())
+  return {"problem": problem, "tier": tier, "model": TIERS[tier], "fits": steps is not None,
+          "steps": steps, "learning_rate": problem_lr, "chosen_lr": chosen,
+          "seen_at_last_step": {pe: last[pe][chosen[pe]] for pe in PES},
+          "fits_from": fits_from}
+
+
+def tabulate(root: str) -> str:
+  models = STUDY.records(root)
+  rows = STUDY.curves(root, CURVE_FIELDS)
+  lines = ["# The length benchmark's budget", "",
+           "Command: `python -m experiments.length_budget` (rule in its docstring, written before "
+           "the probes ran). Seen score: exact match on the worst training length (n ≤ 8), of the "
+           "learning rate each PE chose on it.", "",
+           "| problem | tier | fits | budget (steps) | lr | NoPE seen | RoPE seen | "
+           "minutes per job | model-steps/s |", "|---|---|---|---|---|---|---|---|---|"]
+  table = {}
+  for problem in PROBLEMS:
+    for tier in TIERS:
+      b = budget(rows, problem, tier)
+      if b is None:
+        continue
+      jobs = [job(problem, pe, tier).name for pe in PES]
+      timing = [m for m in models if m["job"] in jobs]
+      minutes = np.mean([m["wall_s"] / 60 for m in timing]) if timing else float("nan")
+      speed = np.mean([m["model_steps_per_s"] for m in timing]) if timing else float("nan")
+      table[f"{problem}/tier{tier}"] = dict(b, minutes_per_job=minutes, model_steps_per_s=speed)
+      lines.append(f"| {problem} | {tier} | {'yes' if b['fits'] else 'no'} | "
+                   f"{b['steps'] if b['fits'] else '—'} | {b['learning_rate']:g} | "
+                   f"{b['seen_at_last_step']['none']:.3f} | {b['seen_at_last_step']['rope']:.3f} | "
+                   f"{minutes:.1f} | {speed:.1f} |")
+  text = "\n".join(lines) + "\n"
+  STUDY.publish(text, table, splice=False)
+  return text
+
+
+def main(argv=None) -> int:
+  argv = list(sys.argv[1:] if argv is None else argv)
+  tier = next((a.split("=", 1)[1] for a in argv if a.startswith("--tier=")), None)
+  if tier is not None:
+    if tier not in {str(t) for t in TIERS}:
+      raise SystemExit(f"--tier={tier}: allowed: {', '.join(map(str, TIERS))}")
+    argv = [a for a in argv if not a.startswith("--tier=")]
+    argv.append("--jobs=" + ",".join(j.name for j in JOBS if j.name.startswith(f"tier{tier}_")))
+  return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
+
+
+if __name__ == "__main__":
+  sys.exit(main())

@@ -1,0 +1,53 @@
+"""The length benchmark's budget rule (``experiments.length_budget.budget``) on synthetic curves:
+it reads only the training lengths, needs both reference PEs to keep the fit, and picks the
+learning rates on the seen score."""
+
+from experiments import length_budget as lb
+
+
+def _rows(problem, tier, curves_by_pe, unseen=0.0):
+  """Eval rows: ``curves_by_pe[pe][lr]`` = seen scores at steps EVERY, 2·EVERY, …"""
+  rows = []
+  for pe, by_lr in curves_by_pe.items():
+    for lr, scores in by_lr.items():
+      for i, score in enumerate(scores):
+        levels = {f"n={n}": score if n <= 8 else unseen for n in range(1, 17)}
+        levels["n=3"] = min(score + 0.04, 1.0)  # the worst length decides, not the mean
+        rows.append({"job": lb.job(problem, pe, tier).name, "step": (i + 1) * lb.EVERY,
+                     "learning_rate": lr, "test_accuracy_by_level": levels})
+  return rows
+
+
+def test_the_budget_is_where_both_pes_fit_and_stay_fit():
+  curves = {"none": {1e-3: [0.5, 0.96, 0.97, 0.99], 3e-4: [0.2, 0.4, 0.6, 0.7]},
+            "rope": {1e-3: [0.9, 0.96, 0.94, 0.99], 3e-4: [0.96, 0.97, 0.98, 0.99]}}
+  b = lb.budget(_rows("copy", 1, curves), "copy", 1)
+  # RoPE's tie at 0.99 goes to the smaller lr, which fits from the first step.
+  assert b["chosen_lr"] == {"none": 1e-3, "rope": 3e-4}
+  assert b["fits_from"] == {"none": 2 * lb.EVERY, "rope": lb.EVERY}
+  assert b["fits"] and b["steps"] == 2 * lb.EVERY and b["learning_rate"] == 1e-3
+
+
+def test_a_dip_below_the_fit_restarts_the_count_and_an_unfit_pe_leaves_no_budget():
+  dip = {"none": {1e-3: [0.96, 0.9, 0.96, 0.97]}, "rope": {1e-3: [0.99, 0.99, 0.99, 0.99]}}
+  assert lb.budget(_rows("parity", 1, dip), "parity", 1)["steps"] == 3 * lb.EVERY
+  unfit = {"none": {1e-3: [0.5, 0.6, 0.7, 0.8]}, "rope": {1e-3: [0.99] * 4}}
+  b = lb.budget(_rows("parity", 1, unfit), "parity", 1)
+  assert not b["fits"] and b["steps"] is None and b["fits_from"]["none"] is None
+
+
+def test_unseen_lengths_never_change_the_budget():
+  curves = {"none": {1e-3: [0.5, 0.96]}, "rope": {1e-3: [0.96, 0.97]}}
+  low, high = (lb.budget(_rows("sorting", 2, curves, unseen=u), "sorting", 2) for u in (0.0, 1.0))
+  assert low == high
+
+
+def test_a_missing_job_means_no_budget_yet():
+  curves = {"none": {1e-3: [0.96]}}
+  assert lb.budget(_rows("lego", 1, curves), "lego", 1) is None
+
+
+def test_every_problem_and_pe_has_a_probe_per_tier():
+  names = {j.name for j in lb.JOBS}
+  assert len(names) == len(lb.JOBS) == len(lb.TIERS) * len(lb.PES) * len(lb.PROBLEMS)
+  assert "tier1_lego_none" in names and "tier2_addition_rope" in names
