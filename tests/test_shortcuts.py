@@ -19,6 +19,7 @@ from learnpe_jax.models.block import Block
 from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.pe import REGISTRY, build_pe, default_pe_config
 from learnpe_jax.pe.base import PositionalTerms
+from learnpe_jax.pe.contextual import cope_bias
 from learnpe_jax.positions import grid_positions
 from tests.helpers import one_per_mechanism
 
@@ -26,7 +27,7 @@ WIDTH, HEADS, FEATS, TOKENS = 8, 2, 3, 16  # FEATS < WIDTH: the Affine first blo
 FIELDS = [f.name for f in dataclasses.fields(PositionalTerms)]
 # Catalogue PEs that between them set every field of PositionalTerms (checked below).
 PES = ["learned", "peg", "alibi_nd", "rope", "shaw_rel", "xl_rel", "irpe_contextual", "urpe",
-       "tupe_abs", "positional_attention"]
+       "tupe_abs", "positional_attention", "cope"]
 
 
 def positions():
@@ -53,12 +54,15 @@ class EveryTermPE(nn.Module):
     scale_NK = 1.0 + 0.3 * param("rotate", (TOKENS, dh))
     rotate = lambda q, k: (q * scale_NK[:, None], k * scale_NK[::-1, None])
     square = (HEADS, TOKENS, TOKENS)
+    index = jnp.asarray(positions.index, jnp.float32)  # CoPE's term: the queries' positions first
+    contextual = jax.tree_util.Partial(cope_bias, index, param("contextual_bias", (TOKENS, dh)),
+                                       index)
     return PositionalTerms(
         add=param("add", (TOKENS, WIDTH)), logit_bias=param("logit_bias", square),
         rotate=rotate, rel_k=param("rel_k", square + (dh,)), rel_v=param("rel_v", square + (dh,)),
         content_bias=param("content_bias", (HEADS, dh)),
         probs_scale=1.0 + 0.2 * param("probs_scale", square),
-        pos_logits=param("pos_logits", square), content_logits=True)
+        pos_logits=param("pos_logits", square), contextual_bias=contextual, content_logits=True)
 
   def check(self, positions, blocks):
     pass

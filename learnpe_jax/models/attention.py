@@ -4,7 +4,9 @@
 With q_i, k_j, v_j per head (dimension Dh) and the fields of ``PositionalTerms``:
     q, k      ← rotate(q, k)                                         (rotary family)
     a_ij      = [c·q_i·k_j + q_i·rel_k_ij + u·k_j] / sqrt(Dh) + logit_bias_ij + pos_logits_ij
-                (c = 1, or 0 when ``content_logits`` is False: positional attention)
+                + contextual_bias_ij(q, a)
+                (c = 1, or 0 when ``content_logits`` is False: positional attention; the
+                contextual term, CoPE's, reads q and the logits before it, masked keys gated off)
     p_ij      = softmax_j(a_ij) · probs_scale_ij                       (URPE multiplies after softmax)
                 with a_ij = −∞ for j > i under a causal mask (a decoder: query i sees keys j ≤ i)
     out_i     = Σ_j p_ij (v_j + rel_v_ij)
@@ -35,7 +37,8 @@ fused flash attention) for the terms that kernel can express (``FUSED_FIELDS``):
 acts on q and k before the call, and ``logit_bias``/``pos_logits``, which are its additive
 ``bias`` after the 1/sqrt(Dh) scaling. Terms that change q·k itself or the probabilities after the
 softmax (``rel_k``, ``rel_v``, ``content_bias``, ``probs_scale``, ``content_logits=False``: Shaw,
-XL, iRPE, URPE, positional attention) have no place in that kernel and are refused.
+XL, iRPE, URPE, positional attention), and ``contextual_bias``, which needs q·k before the softmax
+(CoPE), have no place in that kernel and are refused.
 """
 
 from __future__ import annotations
@@ -87,10 +90,25 @@ def folded_contractions(x_BNW, wk_WHK, wv_WHK, bv_HK) -> Contractions:
 
 # The query axis of each PositionalTerms field (counted from the end) that ``for_query_rows``
 # cuts; None for fields that are not per query (they act on whole blocks or on the keys). A new
-# field must be listed here (``for_query_rows`` fails on one that is not).
+# field must be listed here (``for_query_rows`` fails on one that is not). ``contextual_bias``
+# is a function: the axis is that of its first argument, the queries' positions (``_cut_args``).
 QUERY_AXIS = {"add": None, "rotate": None, "content_bias": None, "content_logits": None,
               "reads_later_tokens": None, "batched": None,
-              "logit_bias": -2, "probs_scale": -2, "pos_logits": -2, "rel_k": -3, "rel_v": -3}
+              "logit_bias": -2, "probs_scale": -2, "pos_logits": -2, "rel_k": -3, "rel_v": -3,
+              "contextual_bias": -1}
+FUNCTION_FIELDS = ("contextual_bias",)  # per-query fields that are functions, not arrays
+
+
+def _cut_args(name: str, fn, cut):
+  """Function field ``name`` (a ``jax.tree_util.Partial``) with its first argument, the queries'
+  positions, cut by ``cut`` (an array → its query rows)."""
+  if not isinstance(fn, jax.tree_util.Partial) or not fn.args:
+    raise ValueError(f"attend_with_terms: terms.{name} must be a jax.tree_util.Partial whose "
+                     "first argument holds the queries' positions to cut it to fewer queries; "
+                     "a function of one's own is not allowed here: give it as many queries as "
+                     "keys")
+  first, *rest = fn.args
+  return jax.tree_util.Partial(fn.func, cut(first), *rest, **fn.keywords)
 
 
 def for_query_rows(terms: PositionalTerms, rows: slice) -> PositionalTerms:
@@ -100,7 +118,9 @@ def for_query_rows(terms: PositionalTerms, rows: slice) -> PositionalTerms:
   for field in dataclasses.fields(terms):
     axis, value = QUERY_AXIS[field.name], getattr(terms, field.name)
     if axis is not None and value is not None:
-      cut[field.name] = value[(Ellipsis, rows) + (slice(None),) * (-axis - 1)]
+      slicer = lambda a: a[(Ellipsis, rows) + (slice(None),) * (-axis - 1)]
+      cut[field.name] = (_cut_args(field.name, value, slicer) if field.name in FUNCTION_FIELDS
+                         else slicer(value))
   return terms.replace(**cut)
 
 
@@ -139,6 +159,9 @@ def attend(q_BQHK, terms: PositionalTerms, keys: Contractions, dtype,
   if terms.content_bias is not None:
     logits_BHQN = logits_BHQN + keys.u_dot_k(terms.content_bias.astype(dtype))[:, :, None, :]
   logits_BHQN = logits_BHQN / jnp.sqrt(head_dim).astype(dtype)
+  if terms.contextual_bias is not None:  # CoPE: gates from these logits, masked keys off
+    logits_BHQN = logits_BHQN + terms.contextual_bias(q_BQHK, logits_BHQN,
+                                                      mask_QN).astype(dtype)
   if terms.logit_bias is not None:
     logits_BHQN = logits_BHQN + terms.logit_bias.astype(dtype)
   if terms.pos_logits is not None:
@@ -159,7 +182,7 @@ KERNELS = ("plain", "xla", "cudnn")
 # The fields jax.nn.dot_product_attention can take: rotate (applied before), the logit biases (its
 # additive ``bias``) and add (applied to the block input, before the projections).
 FUSED_FIELDS = ("add", "rotate", "logit_bias", "pos_logits")
-_UNFUSED = ("rel_k", "rel_v", "content_bias", "probs_scale")
+_UNFUSED = ("rel_k", "rel_v", "content_bias", "probs_scale", "contextual_bias")
 
 
 def unfused_terms(terms: PositionalTerms) -> list[str]:
@@ -193,7 +216,9 @@ def query_rows_at(terms: PositionalTerms, offset, n_q: int) -> PositionalTerms:
   for field in dataclasses.fields(terms):
     axis, value = QUERY_AXIS[field.name], getattr(terms, field.name)
     if axis is not None and value is not None:
-      cut[field.name] = jax.lax.dynamic_slice_in_dim(value, offset, n_q, axis=value.ndim + axis)
+      slicer = lambda a: jax.lax.dynamic_slice_in_dim(a, offset, n_q, axis=a.ndim + axis)
+      cut[field.name] = (_cut_args(field.name, value, slicer) if field.name in FUNCTION_FIELDS
+                         else slicer(value))
   return terms.replace(**cut)
 
 
@@ -213,11 +238,18 @@ def _check_terms_fit(terms: PositionalTerms, batch: int, n: int) -> None:
     raise ValueError(f"attend_with_terms: terms.rotate was made for {rotation[0].shape[-3]} "
                      f"positions, not allowed with keys of {n} tokens; give the PE the keys' "
                      "positions")
+  contextual = getattr(terms.contextual_bias, "args", None)  # Partial(query positions, ...)
+  if contextual and hasattr(contextual[0], "shape") and contextual[0].shape[-1] != n:
+    raise ValueError(f"attend_with_terms: terms.contextual_bias was made for "
+                     f"{contextual[0].shape[-1]} positions, not allowed with keys of {n} tokens; "
+                     "give the PE the keys' positions")
   if terms.batched:
     sizes = {f: getattr(terms, f).shape[0] for f in (*token_axes, "content_bias")
              if getattr(terms, f) is not None}
     if rotation and hasattr(rotation[0], "shape"):
       sizes["rotate"] = rotation[0].shape[0]
+    if contextual and hasattr(contextual[0], "shape"):
+      sizes["contextual_bias"] = contextual[0].shape[0]
     bad = {f: b for f, b in sizes.items() if b != batch}
     if bad:
       f, b = next(iter(bad.items()))
@@ -237,8 +269,9 @@ def attend_with_terms(q_BNHK: jax.Array, k_BNHK: jax.Array, v_BNHK: jax.Array,
       input (to which ``terms.add``, if set, was added first); q may have fewer tokens than k
       and v (see ``causal``).
     terms: what a PE returned for this block (``learnpe_jax.pe.PositionalTerms``): ``rotate``
-      turns q and k; ``rel_k``, ``content_bias``, ``logit_bias`` and ``pos_logits`` enter the
-      logits, ``content_logits=False`` drops q·k from them; ``probs_scale`` multiplies the
+      turns q and k; ``rel_k``, ``content_bias``, ``logit_bias``, ``pos_logits`` and
+      ``contextual_bias`` (a function of q and the logits: CoPE) enter the logits,
+      ``content_logits=False`` drops q·k from them; ``probs_scale`` multiplies the
       probabilities; ``rel_v`` enters the output. Unset fields cost nothing.
     causal: query i sees keys j ≤ i only (a decoder; ``causal_mask``).
       With fewer queries than keys (decoding with a KV cache: q of the new tokens, k and v of

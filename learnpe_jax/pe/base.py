@@ -78,6 +78,13 @@ class PositionalTerms:
       probs_scale_ij (URPE; the rows then need not sum to 1).
     pos_logits: [H, N, N] untied positional attention logits, added like ``logit_bias`` (TUPE,
       DIET, positional attention).
+    contextual_bias: a function (q [B, Nq, H, Dh], logits [B, H, Nq, N], visible) -> [B, H, Nq,
+      N] added to the logits after the 1/sqrt(Dh) scaling: a positional term that depends on the
+      queries and keys themselves (CoPE's contextual positions). ``logits`` are the logits so far
+      (q·k / sqrt(Dh)), ``visible`` the mask (bool, broadcasting to the logits; None: every key).
+      The catalogue's is a ``jax.tree_util.Partial`` whose first argument holds the queries'
+      positions (query axis last), which the query-row cuts slice; its other arguments are per key
+      or per block. ``jax.nn.dot_product_attention`` cannot take it.
     content_logits: False drops q·k from the logits, so attention weights come from the positional
       terms alone (positional attention, 2410.01686). Static.
     reads_later_tokens: the terms at token i depend on tokens after i (PEG's centred convolution of
@@ -85,7 +92,8 @@ class PositionalTerms:
       causal=True)`` refuses such terms. Static.
     batched: the terms are per example (made from per-example positions, index [B, N]): every
       array above has a leading batch axis B (``add`` [B, N, W], ``logit_bias`` [B, H, N, N],
-      ``rel_k`` [B, N, N, Dh] or [B, H, N, N, Dh], ``content_bias`` [B, H, Dh]). Static.
+      ``rel_k`` [B, N, N, Dh] or [B, H, N, N, Dh], ``content_bias`` [B, H, Dh]; the arguments of
+      ``rotate`` and ``contextual_bias`` too). Static.
   """
 
   add: jax.Array | None = None
@@ -96,13 +104,14 @@ class PositionalTerms:
   content_bias: jax.Array | None = None
   probs_scale: jax.Array | None = None
   pos_logits: jax.Array | None = None
+  contextual_bias: Callable | None = None
   content_logits: bool = flax.struct.field(pytree_node=False, default=True)
   reads_later_tokens: bool = flax.struct.field(pytree_node=False, default=False)
   batched: bool = flax.struct.field(pytree_node=False, default=False)
 
   def cast(self, dtype) -> "PositionalTerms":
     """Every floating array of the terms in ``dtype`` (``rotate`` is the PE's own: the rotary
-    family rotates in its ``dtype``)."""
+    family rotates in its ``dtype``; ``contextual_bias`` returns the logits' dtype)."""
     out = {}
     for field in dataclasses.fields(self):
       value = getattr(self, field.name)

@@ -26,8 +26,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from learnpe_jax.errors import ConfigError, PEError
-from learnpe_jax.pe import (absolute, biases, conv, learned_coords, post_softmax, relative, rotary,
-                            untied)
+from learnpe_jax.pe import (absolute, biases, contextual, conv, learned_coords, post_softmax,
+                            relative, rotary, untied)
 from learnpe_jax.pe.initializers import INIT_FAMILIES
 from learnpe_jax.pe.base import COORDINATE_INPUTS, PositionalEncoding
 from learnpe_jax.pe.placement import pe_block_indices
@@ -186,6 +186,8 @@ register("rope_partial", rotary.Rotary, "RoPE on half of each head's dims", frac
 register("xpos", rotary.XPos, "xPos: RoPE with per-pair exponential scaling")
 register("rope_high_freq", rotary.HighFreqRotary, "HoPE: RoPE without low frequencies")
 register("rope_axial", rotary.AxialRotary, "axial N-D RoPE")
+register("mrope", rotary.MultimodalRotary,
+         "M-RoPE (Qwen2-VL): RoPE's frequencies in sections, one per axis")
 register("rope_mixed", rotary.MixedRotary, "RoPE-Mixed: learnable per-head N-D frequencies")
 register("grid_pe", rotary.GridCellRotary, "GridPE: grid-cell multi-scale Fourier (rotary)")
 register("complex_rel", rotary.ComplexRotary, "CRPE: complex q, k × e^{iωn}, learnable ω")
@@ -201,6 +203,9 @@ register("urpe", post_softmax.URPE, "URPE: probabilities × learnable Toeplitz (
          coordinates="index")
 register("urpe_nd", post_softmax.URPE, "URPE: probabilities × multi-level Toeplitz (N-D)",
          coordinates="coords", max_distance=8)
+# ---- contextual positions (from q and k) -----------------------------------------------------
+register("cope", contextual.ContextualPosition,
+         "CoPE: embeddings at gated counts σ(q·k) of the tokens between", coordinates="index")
 # ---- beyond the literature ------------------------------------------------------------------
 register("learned_coords", learned_coords.LearnedCoords,
          "learned coordinates → any coordinate PE (field inner)")

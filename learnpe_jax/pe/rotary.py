@@ -9,8 +9,8 @@ the pairing of dimensions, and xPos's extra scaling.
 Context extension (``pe/rope_scaling.py``): the fields ``rope_scaling`` (none, linear, ntk,
 dynamic_ntk, yarn, llama3, longrope), ``rope_scaling_factor``, ``original_max_positions`` and the
 methods' own parameters replace RoPE's frequencies ω_f = base^(−2f/d) by the method's ω'_f on every
-PE whose frequencies are RoPE's (rope, rope_partial, rope_axial, xpos, rope_high_freq, rope_mixed's
-magnitudes, complex_rel's init); YaRN's and LongRoPE's attention factor multiplies the rotated
+PE whose frequencies are RoPE's (rope, rope_partial, rope_axial, mrope, xpos, rope_high_freq,
+rope_mixed's magnitudes, complex_rel's init); YaRN's and LongRoPE's attention factor multiplies the rotated
 dims of q and k. ``grid_pe`` has no RoPE frequencies and refuses them. 'none' (the default) runs
 none of it.
 
@@ -187,6 +187,76 @@ class AxialRotary(Rotary):
   paper = "Heo et al. 2024 (2403.13298)"
 
 
+def even_sections(num_pairs: int, num_axes: int) -> tuple[int, ...]:
+  """``num_pairs`` split as evenly as possible over ``num_axes`` consecutive sections (the first
+  ``num_pairs mod num_axes`` one pair more): M-RoPE's default ``mrope_section``."""
+  return tuple(num_pairs // num_axes + (a < num_pairs % num_axes) for a in range(num_axes))
+
+
+class MultimodalRotary(Rotary):
+  """M-RoPE, multimodal rotary position embedding (Qwen2-VL, Wang et al. 2024, 2409.12191).
+
+  RoPE's one frequency ladder over the whole rotated dims, θ_f = base^(−2f/2F), f = 0 … F − 1 (F
+  pairs per head), cut into consecutive sections of ``mrope_section`` = (F_0, F_1, …) pairs, one
+  per coordinate axis (Qwen2-VL: (t, h, w) = (16, 24, 24) of 64 pairs); pair f of section a
+  rotates by the angle x_a · θ_f:
+
+      q̃_n = R(θ(x_n)) q_n,  θ_f(x) = x_{a(f)} · base^(−2f/2F),  a(f) the section holding pair f
+
+  so logits depend only on x_m − x_n. ``mrope_section=()`` (the default) splits the F pairs as
+  evenly as possible over the D axes of the coordinates (``even_sections``); given, it must sum to
+  F (``make`` refuses it otherwise) and have one section per axis. 1-D coordinates rotate every
+  section by their one position, as Qwen2-VL does for text tokens (t = h = w): with 1-D
+  coordinates, or the same position on every axis, M-RoPE is ``rope`` exactly.
+
+  Not ``rope_axial``: there each axis gets its own full ladder base^(−f/F_d) (high and low
+  frequencies on every axis); here the ladder is RoPE's single one, so the first axis (time in
+  Qwen2-VL) takes the highest frequencies and the last the lowest. Pairs are interleaved (2f,
+  2f + 1) as in ``rope`` (Qwen2-VL pairs halves, f and f + F: the same logits up to a permutation
+  of the dims of q and k); ``pairing='half'`` gives its layout. Base 10000, RoPE's (Qwen2-VL's is
+  10^6). Fixed. ``rope_scaling`` scales the one ladder of 2F dims as ``rope``'s (the
+  length-dependent methods read the largest coordinate of any axis), then cuts it into sections.
+  """
+
+  coordinates: str = "coords"
+  mrope_section: tuple = ()   # pairs per coordinate axis; (): split evenly over the axes
+
+  paper = "Wang et al. 2024 (2409.12191)"
+
+  def __post_init__(self):
+    super().__post_init__()
+    if self.mrope_section:
+      pairs = self.num_pairs()
+      given = tuple(self.mrope_section)
+      counts = all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) and c >= 1
+                   for c in given)
+      if not counts or sum(given) != pairs:
+        example = ", ".join(map(str, even_sections(pairs, 3)))
+        allowed = (f"counts ≥ 1 of rotary pairs, one per coordinate axis, summing to the {pairs} "
+                   f"pairs a head rotates (e.g. ({example}) for 3 axes; () splits them evenly)")
+        raise self.error("mrope_section", f"mrope_section={given} is not allowed: {allowed}",
+                         field="model.pe.mrope_section", value=given, allowed=allowed)
+
+  def sections(self, num_axes: int) -> tuple[int, ...]:
+    """Pairs per section: ``mrope_section``, or the F pairs split evenly over ``num_axes``."""
+    if self.mrope_section:
+      return tuple(int(c) for c in self.mrope_section)
+    return even_sections(self.num_pairs(), num_axes)
+
+  def frequencies(self, x_ND, block_index):
+    f, d = self.num_pairs(), x_ND.shape[-1]
+    sections = self.sections(d)
+    if d not in (1, len(sections)):
+      raise self.error("positions.coords", f"coordinates of {d} axes are not allowed with "
+                       f"mrope_section={sections}: {len(sections)} axes (one per section) or 1 "
+                       "(the same position on every section)", field="model.pe.mrope_section",
+                       value=sections, allowed=f"one section per coordinate axis ({d})")
+    theta_F = self.rope_frequencies(x_ND.max(-1, keepdims=True), f)[:, 0]  # RoPE's over 2F dims
+    axis_F = np.repeat(np.arange(len(sections)), sections) if d > 1 else np.zeros(f, int)
+    omega_FD = theta_F[:, None] * jnp.asarray(np.eye(d, dtype=np.float32)[axis_F])
+    return jnp.broadcast_to(omega_FD, (self.num_heads,) + omega_FD.shape)
+
+
 class XPos(Rotary):
   """xPos, length-extrapolatable RoPE (Sun et al. 2023, 2212.10554).
 
@@ -293,7 +363,7 @@ class GridCellRotary(Rotary):
   def frequencies(self, x_ND, block_index):
     if self.rope_scaling != "none":
       raise ValueError(f"grid_pe has no RoPE frequencies to scale: rope_scaling="
-                       f"{self.rope_scaling!r} is for rope, rope_partial, rope_axial, xpos, "
+                       f"{self.rope_scaling!r} is for rope, rope_partial, rope_axial, mrope, xpos, "
                        f"rope_high_freq, rope_mixed, complex_rel")
     d = x_ND.shape[-1]
     dirs = simplex_directions(d)
