@@ -28,6 +28,18 @@ EXTRAS = {
 
 
 @dataclasses.dataclass
+class LengthEval:
+  """A held-out set at a token count n other than the model's (``TaskData.length_eval``): arrays
+  like ``test``'s (``tokens`` [S, n, F], ``target`` [S, n], ``loss_mask`` [S, n]) and the
+  positions of its n tokens, which the trained model is applied at. ``unit``: what a token is, for
+  the names of the scores (``bits_per_{unit}``)."""
+
+  arrays: dict[str, np.ndarray]
+  positions: Positions
+  unit: str = "token"
+
+
+@dataclasses.dataclass
 class TaskData:
   """A task's data, resident in memory (and, for training, on device).
 
@@ -58,6 +70,11 @@ class TaskData:
       (each with what it holds), so that every reader knows what it may find. The brain task's
       functional connectivity (``fc``, with ``hemispheres``) adds the PE's functional measures to
       the per-model PE metrics (``measures.pe_metrics``) and the FC figures of ``analyze``.
+    length_eval: sequence tasks only: held-out sets at other token counts than the model's
+      (``LengthEval``), by name, scored once after training with the trained parameters applied
+      at each set's own positions (``training/length_eval.py``): next-token cross-entropy in
+      bits per token and perplexity, the summary's ``perplexity_by_length``. A PE whose table has
+      fewer rows than a set has tokens gives that set no score.
   """
 
   name: str
@@ -74,10 +91,13 @@ class TaskData:
   extra_eval: dict[str, dict[str, np.ndarray]] = dataclasses.field(default_factory=dict)
   pe_measures: Callable[[np.ndarray], dict] | None = None
   extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+  length_eval: dict[str, LengthEval] = dataclasses.field(default_factory=dict)
 
   def __post_init__(self):
     if self.kind not in KINDS:
       raise ValueError(f"TaskData.kind {self.kind!r}: one of {', '.join(KINDS)}")
+    if self.length_eval and self.kind != "sequence":
+      raise ValueError(f"TaskData.length_eval: a 'sequence' task's (this one is {self.kind!r})")
     unknown = sorted(set(self.extras) - set(EXTRAS))
     if unknown:
       raise ValueError(f"TaskData.extras {unknown}: declare them in tasks.base.EXTRAS")

@@ -7,7 +7,7 @@ import collections
 import numpy as np
 
 from learnpe_jax.seed_stats import mean_sd_text
-from learnpe_jax.training import sharding
+from learnpe_jax.training import length_eval, sharding
 
 
 def score_name(task) -> str:
@@ -52,10 +52,16 @@ def evaluate_all(trainer, params, splits) -> list[dict]:
 
 def run_summary(trainer, state, init_pe: list[dict], final_pe: list[dict], config) -> dict:
   """The content of ``summary.json``: one record per model (σ, seed, scores, PE metrics at init and
-  at the end), the task and PE. (``seed_stats.summarize`` is the mean ± sd over seeds.)"""
+  at the end, and, for a task with ``length_eval`` sets, ``perplexity_by_length``:
+  ``training/length_eval.py``), the task and PE. (``seed_stats.summarize`` is the mean ± sd over
+  seeds.)"""
   task = trainer.task
   params = state["models"]["params"]
   scores = evaluate_all(trainer, params, ("train",) + task.eval_sets)
+  if task.length_eval:
+    for row, by_length in zip(scores, length_eval.perplexity_by_length(trainer, params),
+                              strict=True):
+      row["perplexity_by_length"] = by_length
   diverged = sharding.to_host(state["models"]["diverged_step"])
   models = []
   for i, rec in enumerate(trainer.axis.records):
@@ -93,8 +99,9 @@ def format_table(summary: dict) -> str:
   Classification: train/test accuracy (and per level). Regression: train/test MSE and test R²
   (score = −MSE is shown as MSE). Then every further eval set (e.g. the LST's ``human`` puzzles,
   overall and per level), PE–geometry RSA (final, at init), the similarity to the fixed sinusoid,
-  the PE's bias–geometry RSA (``measures.bias_geometry``, for PEs with content-free logits) and,
-  when the task has module labels, the PE modularity measures (``measures.modularity``).
+  the PE's bias–geometry RSA (``measures.bias_geometry``, for PEs with content-free logits),
+  when the task has module labels, the PE modularity measures (``measures.modularity``) and, for
+  a task with ``length_eval`` sets, the bits per token of each (— where the PE gives no score).
   """
   models = summary["models"]
   score = "accuracy" if "test_accuracy" in models[0] else "neg_mse"
@@ -107,6 +114,8 @@ def format_table(summary: dict) -> str:
   has_bias_rsa = "pe_bias_rsa" in models[0]
   has_r2 = "test_r2" in models[0]
   modularity = [(k, name) for k, name in MODULARITY_COLUMNS if k in models[0]]
+  lengths = [(name, length_eval.bits_name(models[0], name) or "bits")
+             for name in models[0].get("perplexity_by_length", {})]
   lrs = {m["learning_rate"] for m in models}
   shown = "MSE" if regression else score
   head = ["σ"] + (["lr"] if len(lrs) > 1 else []) + ["seeds", f"train {shown}", f"test {shown}"]
@@ -118,6 +127,7 @@ def format_table(summary: dict) -> str:
   head += ["similarity to sinusoid"] if has_sinusoid else []
   head += ["bias–geometry RSA", "bias RSA at init"] if has_bias_rsa else []
   head += [name for _, name in modularity]
+  head += [f"{bits.replace('_', ' ')} {name}" for name, bits in lengths]
   head += ["diverged"]
   sign = -1.0 if regression else 1.0
   lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -141,6 +151,8 @@ def format_table(summary: dict) -> str:
       cells += [mean_sd_text(m.get("pe_bias_rsa") for m in group),
                 mean_sd_text(m.get("pe_bias_rsa_init") for m in group)]
     cells += [mean_sd_text(m.get(k) for m in group) for k, _ in modularity]
+    cells += [mean_sd_text(m["perplexity_by_length"][name].get(bits) for m in group)
+              for name, bits in lengths]
     cells += [str(sum(m["diverged"] for m in group))]
     lines.append("| " + " | ".join(cells) + " |")
   return "\n".join(lines)
