@@ -18,7 +18,8 @@ from typing import Callable
 from learnpe_jax.errors import ConfigError
 
 TASKS = {"lst": "learnpe_jax.tasks.lst.task", "netsim": "learnpe_jax.tasks.netsim.task",
-         "brain": "learnpe_jax.tasks.brain.task", "lengthgen": "learnpe_jax.tasks.lengthgen.task"}
+         "brain": "learnpe_jax.tasks.brain.task", "lengthgen": "learnpe_jax.tasks.lengthgen.task",
+         "textlm": "learnpe_jax.tasks.textlm.task"}
 _REGISTERED: dict[str, object] = {}  # name → module (or namespace) of a registered task
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
