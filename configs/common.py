@@ -63,6 +63,10 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   # readout 'last' → the last block computes the last token only; post-norm → the first block's
   # q/k/v projections factor through the token features.
   m.exact_shortcuts = True
+  # Randomized positions (Ruoss et al. 2023): 0 = off; M > 0: at every training step each example's
+  # positions are N distinct indices drawn from 0 … M − 1 and sorted (the PE's table gets M rows);
+  # evaluation reads the true positions 0 … N − 1. 1-D sequence tasks only.
+  m.randomized_positions = 0
   m.pe = pe(variants.get("pe", "learned"))
   return m
 

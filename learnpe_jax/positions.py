@@ -75,17 +75,32 @@ def sequence_positions(num_tokens: int) -> Positions:
   return Positions(index=index, coords=index[:, None].astype(np.float32))
 
 
-def randomized_positions(key: jax.Array, batch: int, num_tokens: int,
-                         max_positions: int) -> Positions:
+def randomized_positions(key: jax.Array, batch: int, num_tokens: int, max_positions: int,
+                         lengths: jax.Array | None = None) -> Positions:
   """Randomized positions (Ruoss et al. 2023, "Randomized Positional Encodings Boost Length
   Generalization of Transformers", 2305.16843): per example, ``num_tokens`` distinct positions
   drawn uniformly from 0 … ``max_positions`` − 1 and sorted, so that a model trained on short
   sequences has seen the positions of long ones; any PE that reads positions takes them (a table
   then needs ``max_positions`` rows). index int[B, N], coords the same as float[B, N, 1]. Works
-  under ``jit`` (the sizes are static)."""
+  under ``jit`` (the sizes are static).
+
+  ``lengths`` int[B] (optional): each example's real tokens, the rest padding. The first
+  ``lengths[b]`` tokens then get the sorted draw of that many positions (so a short sequence's
+  tokens spread over the whole range, as the method means), and the padding after them the
+  positions that follow its last one, capped at ``max_positions`` − 1 (padding is never read by
+  a real token under a causal mask)."""
   if not 0 < num_tokens <= max_positions:
     raise ValueError(f"randomized_positions: num_tokens={num_tokens} is not allowed with "
                      f"max_positions={max_positions}: 0 < num_tokens ≤ max_positions")
-  draw = lambda k: jnp.sort(jax.random.choice(k, max_positions, (num_tokens,), replace=False))
-  index = jax.vmap(draw)(jax.random.split(key, batch)).astype(jnp.int32)
+  slots = jnp.arange(num_tokens)
+
+  def draw(k, length):
+    picked = jax.random.choice(k, max_positions, (num_tokens,), replace=False)
+    real = jnp.sort(jnp.where(slots < length, picked, max_positions + slots))
+    last = real[jnp.maximum(length - 1, 0)]
+    return jnp.where(slots < length, real, jnp.minimum(last + slots - length + 1,
+                                                       max_positions - 1))
+
+  lengths = jnp.full((batch,), num_tokens) if lengths is None else jnp.asarray(lengths)
+  index = jax.vmap(draw)(jax.random.split(key, batch), lengths).astype(jnp.int32)
   return Positions(index=index, coords=index[..., None].astype(jnp.float32))

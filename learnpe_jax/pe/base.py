@@ -344,7 +344,7 @@ class PositionalEncoding(nn.Module):
     per_example = nn.vmap(one, variable_axes={"params": None}, split_rngs={"params": False},
                           in_axes=(0, None if x_BNW is None else 0))
     terms = per_example(self, positions, x_BNW)
-    if terms.add is not None and x_BNW is not None:  # a conditional PE's [1, N, W] per example
+    if terms.add is not None and terms.add.ndim == 4:  # a conditional PE's [1, N, W] per example
       terms = terms.replace(add=terms.add[:, 0])
     return terms.replace(batched=True)
 

@@ -36,7 +36,8 @@ ADDED_FIELDS = {"model.kind": "transformer", "model.bidirectional": False, "opti
                 "optim.momentum": 0.9, "data.generator": "reveal", "data.eval_puzzles": "human",
                 "model.mlp_final_activation": "none", "model.causal": False,
                 "model.weight_init": "flax", "model.pe_dropout": 0.0,
-                "model.pe_dropout_at_eval": False, "optim.pe_lr_scale": 1.0}
+                "model.pe_dropout_at_eval": False, "optim.pe_lr_scale": 1.0,
+                "model.randomized_positions": 0}
 
 
 def with_added_fields(config_dict: dict) -> dict:

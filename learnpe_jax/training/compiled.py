@@ -17,11 +17,16 @@ import optax
 from learnpe_jax.models import baselines
 from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.pe.registry import build_pe
+from learnpe_jax.positions import randomized_positions
 from learnpe_jax.tasks.base import TaskData
 from learnpe_jax.training import layout, objectives, sharding
 from learnpe_jax.training.optim import make_optimizer
 from learnpe_jax.training.sweep import ModelAxis
 
+
+# The randomized positions' key stream: ``fold_in(data_key, RANDOMIZED_STREAM)`` (the batch order
+# folds in the epoch number, never this large; the dropout uses ``split(data_key)[1]``).
+RANDOMIZED_STREAM = 0x52414E44
 
 TrainMetrics = clu.metrics.Collection.create(loss=clu.metrics.Average.from_output("loss"),
                                              score=clu.metrics.Average.from_output("score"))
@@ -32,8 +37,10 @@ def build_model(config, task: TaskData, pe_init_scale=1.0):
   (``models/baselines.py``: 'lstm', 'gru', 'mlp'), with the PE of ``config.model.pe``."""
   m = config.model
   extra_tokens = 1 if m.readout == "token" else 0  # the appended readout token's PE row
-  pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads,
-                num_tokens=task.num_tokens + extra_tokens, init_scale=pe_init_scale)
+  # Randomized positions draw indices up to model.randomized_positions − 1: a table of that many rows.
+  rows = max(task.num_tokens + extra_tokens, m.randomized_positions)
+  pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=rows,
+                init_scale=pe_init_scale)
   kind = m.kind
   if kind in baselines.RNN_CELLS:
     return baselines.RecurrentBaseline(
@@ -97,14 +104,33 @@ class Trainer:
     self.pe_logits = jax.jit(self._pe_logits, out_shardings=models_on)
 
   # ---- model ---------------------------------------------------------------------------------
-  def apply(self, params, batch, dropout_key=None):
-    """The model's outputs; with ``dropout_key`` its dropout (``model.pe_dropout``) is on."""
+  def apply(self, params, batch, dropout_key=None, positions=None):
+    """The model's outputs; with ``dropout_key`` its dropout (``model.pe_dropout``) is on;
+    ``positions``: the batch's own (default: the task's, shared by every example)."""
+    positions = self.positions if positions is None else positions
     if dropout_key is None:
-      return self.model.apply({"params": params}, batch["tokens"], self.positions,
+      return self.model.apply({"params": params}, batch["tokens"], positions,
                               batch.get("query_index"))
-    return self.model.apply({"params": params}, batch["tokens"], self.positions,
+    return self.model.apply({"params": params}, batch["tokens"], positions,
                             batch.get("query_index"), deterministic=False,
                             rngs={"dropout": dropout_key})
+
+  def _training_positions(self, data_key, step, batch):
+    """The positions of a training step's batch: the task's, or with
+    ``model.randomized_positions`` = M each example's sorted distinct draws from 0 … M − 1
+    (Ruoss et al. 2023), one per real token (a sequence task's tokens up to its last scored one;
+    the padding after them follows), from stream ``fold_in(data_key, RANDOMIZED_STREAM)`` folded
+    with the step (apart from the batch order's and the dropout's keys)."""
+    m = self.config.model.randomized_positions
+    if not m:
+      return None
+    key = jax.random.fold_in(jax.random.fold_in(data_key, RANDOMIZED_STREAM), step)
+    lengths = None
+    if self.task.kind == "sequence":
+      scored = batch["loss_mask"] > 0
+      lengths = jnp.max(jnp.where(scored, jnp.arange(scored.shape[1]) + 1, 0), axis=1)
+    return randomized_positions(key, self.config.train.batch_size, self.task.num_tokens, m,
+                                lengths)
 
   def _dropout_key(self, data_key, step):
     """The key of a model's training-step dropout (None without ``model.pe_dropout``): stream
@@ -142,10 +168,11 @@ class Trainer:
     batch = jax.tree.map(lambda a: a[idx], self.train_data)
 
     dropout_key = self._dropout_key(model_state["data_key"], step)
+    positions = self._training_positions(model_state["data_key"], step, batch)
 
     def loss_fn(params):
       loss, score = objectives.per_example(self.task.kind,
-                                           self.apply(params, batch, dropout_key), batch)
+                                           self.apply(params, batch, dropout_key, positions), batch)
       return loss.mean(), (loss, score)
 
     (loss, (loss_B, score_B)), grads = jax.value_and_grad(loss_fn, has_aux=True)(

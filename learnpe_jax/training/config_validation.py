@@ -77,6 +77,17 @@ def validate(config) -> None:
                         "a PE that reads token indices or nothing with model.readout='token' (the "
                         "readout token has no grid coordinates)")
 
+  _positive("model.randomized_positions", m.randomized_positions, integer=True, allow_zero=True)
+  if m.randomized_positions:
+    if kind != "transformer" or m.readout == "token":
+      raise ConfigError("model.randomized_positions", m.randomized_positions,
+                        f"0 with model.kind={kind!r} and model.readout={m.readout!r} (randomized "
+                        "positions need the transformer without a readout token)")
+    if spec.needs == "none" or not spec.module.per_example or spec.module.needs_grid:
+      raise ConfigError("model.randomized_positions", m.randomized_positions,
+                        f"0 for PE {spec.name!r}: randomized positions need a PE that reads "
+                        "positions per example, without a grid")
+
   for f in ("batch_size", "chunk_steps", "eval_every", "checkpoint_every", "log_every",
             "eval_batch_size"):
     _positive(f"train.{f}", t[f], integer=True)
@@ -127,6 +138,15 @@ def validate_with_task(config, task) -> None:
                       f"a PE that needs no coordinates: task {task.name!r} keeps token positions "
                       f"unknown to the model")
   check_pe_for_task(config, task.model_positions)  # e.g. a conv PE needs a token grid
+  randomized = config.model.randomized_positions
+  if randomized:
+    p = task.model_positions
+    one_d = p.grid_shape is None and (p.coords is None or p.coords.shape[-1] == 1)
+    if not one_d or randomized < task.num_tokens:
+      raise ConfigError("model.randomized_positions", randomized,
+                        f"an integer ≥ the task's {task.num_tokens} tokens, on a task of 1-D "
+                        f"positions (task {task.name!r} has "
+                        f"{'1-D' if one_d else 'grid or N-D'} positions)")
   num_train = len(task.train["target"])
   if config.train.batch_size > num_train:
     raise ConfigError("train.batch_size", config.train.batch_size,
