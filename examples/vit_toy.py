@@ -66,8 +66,7 @@ class ToyViT(nn.Module):
     x = nn.Dense(self.width)(patches_BNF)
     for b in range(self.depth):
       terms = pe(positions, b)
-      if terms.add is not None:           # absolute PEs: a vector per token at the block input
-        x = x + terms.add
+      x = terms.add_to(x)                 # absolute PEs: a vector per token at the block input
       h = nn.LayerNorm()(x)
       q, k, v = (nn.DenseGeneral((self.num_heads, head_dim))(h) for _ in range(3))
       out = attend_with_terms(q, k, v, terms)  # rotate, biases, relative terms: all the rest
