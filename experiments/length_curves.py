@@ -78,9 +78,11 @@ def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: fl
           "detectable": judged["detectable"]}
 
 
-def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str) -> None:
+def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str,
+                  command: str = "") -> None:
   """Accuracy against length n, one panel per PE: mean over seeds and 95% interval per σ (one
-  line for a fixed PE); the dashed line follows the longest training length."""
+  line for a fixed PE); the dashed line follows the longest training length. ``command``: what
+  made it (default: the benchmark's command for ``task``)."""
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
@@ -111,7 +113,8 @@ def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str) ->
     ax.legend(fontsize=6, loc="lower left")
   for ax in axes[-1]:
     ax.set_xlabel("length n")
-  fig.suptitle(f"python -m experiments.benchmark --task={task}: exact match against length "
+  fig.suptitle(f"{command or f'python -m experiments.benchmark --task={task}'}: exact match "
+               "against length "
                "(mean, 95% interval over seeds; trained on n left of the dashed line)")
   fig.tight_layout()
   fig.savefig(path, dpi=90)

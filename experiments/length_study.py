@@ -1,0 +1,208 @@
+"""Length generalisation that can say something: every length problem at the budget its probe set,
+Kazemnejad et al.'s PEs and the randomized positions of Ruoss et al., judged by rules written before
+the runs (``python -m experiments.length_study``).
+
+    python -m experiments.length_study --print                   # one command per job
+    python -m experiments.length_study --jobs=copy/none,... --lanes=2   # train (resumable)
+    python -m experiments.length_study --tabulate                # tables, verdicts, figures
+
+Budget: per problem, the steps, model tier and learning rate of ``experiments.length_budget``'s
+table (``experiments/results/length_budget/table.json``): the first tier at which NoPE and RoPE
+both fit every training length; a problem no probed tier fits runs at the last tier's full budget.
+A problem without a probe result has no jobs yet.
+
+Rows (3 seeds each, 0–2):
+  * Kazemnejad et al.'s five PEs (``rules.length_literature.KAZEMNEJAD_ORDER``): none, T5's bias,
+    ALiBi, RoPE and the absolute sinusoid;
+  * the learned table at σ = 0.1 and σ = 2;
+  * randomized positions (``model.randomized_positions`` = ``RANDOMIZED_RANGE`` × the padded
+    sequence length, a range longer than any test length as Ruoss et al. ask) of the learned table
+    (σ = 0.1 and 2), RoPE and the sinusoid; evaluation reads the true positions.
+
+Verdicts (``experiments.rules.length_literature``, written before the runs; ``rules.length`` for
+fit and the init scale): a row that does not fit its training lengths (seen exact match, mean over
+seeds, < 0.95) gets no verdict; Kazemnejad et al.'s ranking by mean reciprocal rank over the
+problems where all five fit; randomized against its base PE, paired by seed; the init scale of the
+learned table on unseen lengths, plain and randomized.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from experiments.framework import records, stats
+from experiments.framework.runner import Job
+from experiments.framework.study import Study, interval
+from experiments import length_budget, length_curves
+from experiments.rules import length as length_rules
+from experiments.rules import length_literature as lit
+from learnpe_jax.tasks.lengthgen.generate import PROBLEMS, sequence_length
+
+SEEDS = (0, 1, 2)
+SIGMAS = (0.1, 2.0)
+MAX_TRAIN_LENGTH = 8
+RANDOMIZED_RANGE = 4
+RANDOMIZED_BASES = ("learned", "rope", "sinusoidal_1d")
+CHUNK = 100
+
+
+def budgets(path: str | None = None) -> dict[str, dict]:
+  """{problem: {"steps", "learning_rate", "model", "fits"}} from the budget probe's table: the
+  first tier that fits, else the last tier at its full budget; problems without a result absent."""
+  path = path or os.path.join(length_budget.STUDY.dir, "table.json")
+  if not os.path.exists(path):
+    return {}
+  with open(path) as f:
+    table = json.load(f)
+  out = {}
+  for problem in PROBLEMS:
+    tiers = [table[k] for k in sorted(table) if k.startswith(f"{problem}/")]
+    if not tiers:
+      continue
+    fit = next((t for t in tiers if t["fits"]), None)
+    chosen = fit or tiers[-1]
+    steps = fit["steps"] if fit else length_budget.MAX_STEPS
+    out[problem] = {"steps": -(-steps // CHUNK) * CHUNK, "learning_rate": chosen["learning_rate"],
+                    "model": chosen["model"], "fits": bool(fit), "tier": chosen["tier"]}
+  return out
+
+
+def _row(problem: str, name: str, pe: str, budget: dict, randomized: bool = False) -> Job:
+  from learnpe_jax.pe.registry import get_spec
+  learnable = get_spec(pe).learnable
+  overrides = {"data.problem": problem, "sweep.seeds": SEEDS,
+               "sweep.pe_init_scale": SIGMAS if learnable else (1.0,),
+               "train.num_steps": budget["steps"], "train.eval_every": budget["steps"],
+               "optim.learning_rate": budget["learning_rate"]} | budget["model"]
+  if randomized:
+    tokens = sequence_length(problem, 2 * MAX_TRAIN_LENGTH) - 1
+    overrides["model.randomized_positions"] = RANDOMIZED_RANGE * tokens
+  return Job(name=f"{problem}/{name}", config=f"configs/length1d.py:pe={pe}",
+             overrides=tuple(overrides.items()))
+
+
+def jobs(budget_table: dict | None = None) -> tuple[Job, ...]:
+  """Every row of every problem with a budget (module docstring)."""
+  table = budgets() if budget_table is None else budget_table
+  out = []
+  for problem, b in table.items():
+    for pe in (*lit.KAZEMNEJAD_ORDER, "learned"):
+      out.append(_row(problem, pe, pe, b))
+    for pe in RANDOMIZED_BASES:
+      out.append(_row(problem, f"randomized_{pe}", pe, b, randomized=True))
+  return tuple(out)
+
+
+STUDY = Study("length_study", jobs())
+
+
+def row_records(models: list[dict], problem: str) -> dict[str, dict]:
+  """{label: record} of one problem (``rules.length``'s format: ``per_seed``, ``seen``, ``score``
+  over seeds), one label per row and σ ('learned σ=0.1', 'randomized_learned σ=2', 'rope')."""
+  out = {}
+  for job in STUDY.jobs:
+    if not job.name.startswith(f"{problem}/"):
+      continue
+    row = job.name.split("/", 1)[1]
+    group = records.of_job(models, job)
+    for sigma in sorted({m["pe_init_scale"] for m in group}):
+      ms = [m for m in group if m["pe_init_scale"] == sigma]
+      label = f"{row} σ={sigma:g}" if row.endswith("learned") else row
+      per_seed = length_curves.per_seed(ms)
+      out[label] = {"row": row, "sigma": sigma, "per_seed": per_seed,
+                    "seen": stats.over_seeds(s["seen"] for s in per_seed),
+                    "score": stats.over_seeds(s["unseen"] for s in per_seed),
+                    "minutes": (records.wall(ms) or {}).get("minutes")}
+  return out
+
+
+def verdicts(by_problem: dict[str, dict[str, dict]]) -> dict:
+  """Every verdict of the module docstring from ``row_records`` of each problem."""
+  kaz = {p: {pe: recs[pe] for pe in lit.KAZEMNEJAD_ORDER if pe in recs}
+         for p, recs in by_problem.items()}
+  pairs, init = {}, {}
+  for p, recs in by_problem.items():
+    for base in RANDOMIZED_BASES:
+      labels = ([f"{base} σ={s:g}" for s in SIGMAS] if base == "learned" else [base])
+      for label in labels:
+        if label in recs and f"randomized_{label}" in recs:
+          pairs[f"{p}: {label}"] = lit.randomized_vs_base(recs[label], recs[f"randomized_{label}"])
+    for row in ("learned", "randomized_learned"):
+      small, large = (recs.get(f"{row} σ={s:g}") for s in SIGMAS)
+      if small and large:
+        init[f"{p}: {row}"] = length_rules.init_scale(small, large)
+  return {"kazemnejad": lit.mrr_ranking_by_seed(kaz), "ruoss_pairs": pairs,
+          "ruoss": lit.ruoss_verdict(pairs), "init_scale": init}
+
+
+def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table: dict) -> str:
+  cmd = "python -m experiments.length_study"
+  lines = ["# Length generalisation at a budget that fits", "",
+           f"Command: `{cmd}` (rules in its docstring and `experiments/rules/length_literature.py`, "
+           "written before the runs). Exact match over seeds, mean [95% interval]; seen: n ≤ 8, "
+           "unseen: 8 < n ≤ 16. A row that does not fit (seen < 0.95) gets no verdict.", ""]
+  for problem, recs in by_problem.items():
+    b = budget_table[problem]
+    lines += [f"## {problem}", "",
+              f"Budget: {b['steps']:,} steps, lr {b['learning_rate']:g}, tier {b['tier']} "
+              f"({'fits' if b['fits'] else 'no probed tier fits: the last tier in full'}).", "",
+              "| row | seen | unseen | fits | minutes per job |", "|---|---|---|---|---|"]
+    for label, r in recs.items():
+      fits = "yes" if length_rules.fits(r) else "**did not fit: no verdict**"
+      minutes = f"{r['minutes']:.1f}" if r.get("minutes") else "—"
+      lines.append(f"| {label} | {interval(r['seen'])} | {interval(r['score'])} | {fits} | "
+                   f"{minutes} |")
+    lines += ["", f"![{problem}]({problem}.png)", ""]
+  k = judged["kazemnejad"]["mean"]
+  lines += ["## Kazemnejad et al.'s ranking", "",
+            f"**{k['verdict']}**" + (f": Spearman ρ {k['rho']:+.2f} against their order (exact "
+                                     f"p {k['p']:.3g}; with 5 PEs only ρ ≥ 0.9 can reach 0.05), "
+                                     f"over {len(k['counted'])} problem(s)" if "rho" in k
+                                     else f": {k['why']}") + ".", ""]
+  if "mrr" in k:
+    lines += ["| PE | their rank | our MRR |", "|---|---|---|"]
+    lines += [f"| {pe} | {i + 1} | {k['mrr'][pe]:.3f} |"
+              for i, pe in enumerate(lit.KAZEMNEJAD_ORDER)]
+    lines += ["", "Per seed: " + ", ".join(f"seed {s}: {v}" for s, v in
+                                          judged["kazemnejad"]["by_seed"].items()), ""]
+  if k.get("skipped"):
+    lines += ["Problems that do not count: " + "; ".join(f"{p} ({why})" for p, why in
+                                                         k["skipped"].items()), ""]
+  r = judged["ruoss"]
+  lines += ["## Randomized positions against their base PE (Ruoss et al.)", "",
+            f"**{r['verdict']}** ({r['judged']} pair(s) judged).", "",
+            "| problem: base | base unseen | randomized unseen | lead | p (randomized better) | "
+            "detectable | outcome |", "|---|---|---|---|---|---|---|"]
+  for label, v in judged["ruoss_pairs"].items():
+    lines.append(f"| {label} | {v['base']:.3f} | {v['randomized']:.3f} | {v['lead']:+.3f} | "
+                 f"{v['p_randomized_better']:.3g} | {v['detectable']:.3f} | {v['outcome']} |")
+  lines += ["", "## The init scale on unseen lengths (learned table, σ 0.1 against 2)", "",
+            "| problem: row | verdict | p | detectable |", "|---|---|---|---|"]
+  for label, v in judged["init_scale"].items():
+    lines.append(f"| {label} | {v['verdict']} | {v['p']:.3g} | {v['detectable']:.3f} |")
+  return "\n".join(lines) + "\n"
+
+
+def tabulate(root: str) -> str:
+  models = STUDY.records(root)
+  table = budgets()
+  by_problem = {p: recs for p in table if (recs := row_records(models, p))}
+  judged = verdicts(by_problem)
+  os.makedirs(STUDY.dir, exist_ok=True)
+  for problem in by_problem:
+    by_row = {job.name.split("/", 1)[1]: records.of_job(models, job) for job in STUDY.jobs
+              if job.name.startswith(f"{problem}/")}
+    length_curves.curves_figure(problem, by_row, os.path.join(STUDY.dir, f"{problem}.png"),
+                                command=f"python -m experiments.length_study ({problem})")
+  return STUDY.publish(markdown(by_problem, judged, table),
+                       {"budgets": table, "rows": by_problem, "verdicts": judged}, splice=False)
+
+
+def main(argv=None) -> int:
+  return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
+
+
+if __name__ == "__main__":
+  sys.exit(main())

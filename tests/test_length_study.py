@@ -1,0 +1,75 @@
+"""The length study's plumbing (``experiments.length_study``): the budget it reads from the probe,
+its rows, and the verdicts wired to the records (the rules themselves: test_length_literature)."""
+
+import json
+
+
+from experiments import length_budget, length_study as ls
+from experiments.framework import stats
+from experiments.rules import length_literature as lit
+
+
+def _table(tmp_path, entries):
+  path = tmp_path / "table.json"
+  path.write_text(json.dumps(entries))
+  return str(path)
+
+
+def _probe(tier, fits, steps, lr=1e-3):
+  return {"tier": tier, "fits": fits, "steps": steps, "learning_rate": lr,
+          "model": length_budget.TIERS[tier]}
+
+
+def test_the_budget_is_the_first_tier_that_fits_else_the_last_in_full(tmp_path):
+  path = _table(tmp_path, {"copy/tier1": _probe(1, True, 2450), "copy/tier2": _probe(2, True, 500),
+                           "lego/tier1": _probe(1, False, None),
+                           "lego/tier2": _probe(2, False, None, lr=3e-4)})
+  b = ls.budgets(path)
+  assert b["copy"] == {"steps": 2500, "learning_rate": 1e-3, "model": length_budget.TIERS[1],
+                       "fits": True, "tier": 1}
+  assert b["lego"]["steps"] == length_budget.MAX_STEPS and b["lego"]["tier"] == 2
+  assert not b["lego"]["fits"] and b["lego"]["learning_rate"] == 3e-4
+  assert "parity" not in b and ls.budgets(str(tmp_path / "missing.json")) == {}
+
+
+def test_the_rows_of_a_problem():
+  budget = {"steps": 2500, "learning_rate": 1e-3, "model": length_budget.TIERS[2], "fits": True,
+            "tier": 2}
+  jobs = {j.name: dict(j.overrides) for j in ls.jobs({"sorting": budget})}
+  assert sorted(jobs) == sorted(f"sorting/{r}" for r in (
+      *lit.KAZEMNEJAD_ORDER, "learned", *(f"randomized_{b}" for b in ls.RANDOMIZED_BASES)))
+  assert jobs["sorting/learned"]["sweep.pe_init_scale"] == ls.SIGMAS
+  assert jobs["sorting/rope"]["sweep.pe_init_scale"] == (1.0,)
+  assert jobs["sorting/randomized_rope"]["model.randomized_positions"] == 4 * 32
+  assert "model.randomized_positions" not in jobs["sorting/rope"]
+  assert all(o["train.num_steps"] == 2500 and o["model.width"] == 128 for o in jobs.values())
+
+
+def _rec(row, sigma, unseen, seen=1.0):
+  """A record as ``row_records`` makes it."""
+  per_seed = [{"seed": s, "seen": seen, "unseen": u} for s, u in enumerate(unseen)]
+  return {"row": row, "sigma": sigma, "per_seed": per_seed,
+          "seen": stats.over_seeds(s["seen"] for s in per_seed),
+          "score": stats.over_seeds(s["unseen"] for s in per_seed)}
+
+
+def test_the_verdicts_read_the_rows_they_name():
+  recs = {pe: _rec(pe, 1.0, [0.9 - 0.1 * i + 0.01 * s for s in range(3)])
+          for i, pe in enumerate(lit.KAZEMNEJAD_ORDER)}
+  recs |= {"learned σ=0.1": _rec("learned", 0.1, [0.0, 0.0, 0.0]),
+           "learned σ=2": _rec("learned", 2.0, [0.0, 0.0, 0.0]),
+           "randomized_learned σ=0.1": _rec("randomized_learned", 0.1, [0.5, 0.6, 0.55]),
+           "randomized_learned σ=2": _rec("randomized_learned", 2.0, [0.2, 0.25, 0.22]),
+           "rope": recs["rope"], "randomized_rope": _rec("randomized_rope", 1.0, [0.4, 0.5, 0.45],
+                                                         seen=0.5)}
+  judged = ls.verdicts({"copy": recs, "reverse": dict(recs)})
+  assert judged["kazemnejad"]["mean"]["verdict"] == "agrees"
+  pairs = judged["ruoss_pairs"]
+  assert pairs["copy: learned σ=0.1"]["outcome"] == "randomized better"
+  assert pairs["copy: rope"]["outcome"] == "did not fit: no verdict"
+  assert judged["ruoss"]["verdict"] == "agrees"
+  assert judged["init_scale"]["copy: learned"]["verdict"] == "uninformative: tie at 0"
+  assert judged["init_scale"]["copy: randomized_learned"]["verdict"] == "small σ better"
+  budget = {"steps": 100, "learning_rate": 1e-3, "tier": 1, "fits": True}
+  text = ls.markdown({"copy": recs}, judged, {"copy": budget})
+  assert "**did not fit: no verdict**" in text and "| none | 1 |" in text
