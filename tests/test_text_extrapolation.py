@@ -1,0 +1,40 @@
+"""The text-extrapolation study's plumbing (``experiments.text_extrapolation``) on synthetic
+records: rows per PE and σ, Press et al.'s order read at 4× L, no score where a table has no rows."""
+
+import math
+
+from experiments import text_extrapolation as tx
+
+
+def _model(pe, sigma, seed, bits_at):
+  entries = {f"{k}xL": ({"bits_per_byte": None, "no_score": "table"} if math.isnan(b) else
+                        {"bits_per_byte": b}) for k, b in zip(tx.MULTIPLES, bits_at, strict=True)}
+  return {"job": pe, "pe_init_scale": sigma, "seed": seed, "perplexity_by_length": entries}
+
+
+def _models(order_bits):
+  out = []
+  for pe, base in order_bits.items():
+    for sigma in tx.ROWS[pe]:
+      for seed in tx.SEEDS:
+        b = base + 0.01 * seed + (0.3 if sigma == 2.0 else 0.0)
+        at = [b] + ([math.nan] * 3 if pe == "learned" else [b + 0.1 * i for i in (1, 2, 3)])
+        out.append(_model(pe, sigma, seed, at))
+  return out
+
+
+def test_press_order_and_the_tables_missing_rows():
+  models = _models({"alibi": 2.0, "t5_bias": 2.2, "rope": 2.5, "sinusoidal_1d": 3.0,
+                    "learned": 2.1, "none": 2.4})
+  by_row = tx.rows(models)
+  assert set(by_row) == {"alibi", "t5_bias", "rope", "sinusoidal_1d", "learned σ=0.1",
+                         "learned σ=2", "none"}
+  judged = tx.verdict(by_row)
+  assert judged["press"]["verdict"] == "agrees"
+  assert judged["init_scale"]["verdict"] == "small σ better"
+  text = tx.markdown(by_row, judged)
+  assert "| learned σ=0.1 | 2.110 [" in text and "| — | — | — |" in text
+  swapped = tx.verdict(tx.rows(_models({"alibi": 2.5, "t5_bias": 2.2, "rope": 2.6,
+                                         "sinusoidal_1d": 3.0})))
+  assert swapped["press"]["pairs"]["alibi < t5_bias"]["outcome"] == "reversed"
+  assert swapped["press"]["verdict"] == "disagrees" and swapped["init_scale"] is None
