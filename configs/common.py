@@ -67,6 +67,10 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   # positions are N distinct indices drawn from 0 … M − 1 and sorted (the PE's table gets M rows);
   # evaluation reads the true positions 0 … N − 1. 1-D sequence tasks only.
   m.randomized_positions = 0
+  # RoPE context extension at evaluation only (tasks that score longer held-out sets, textlm):
+  # each method ('linear', 'ntk', 'dynamic_ntk', 'yarn', ...) scores those sets again with the
+  # rotary PE scaled by n / N from the trained length N (learnpe_jax/training/length_eval.py).
+  m.eval_rope_scaling = ()
   m.pe = pe(variants.get("pe", "learned"))
   return m
 

@@ -9,7 +9,10 @@ library snapshot, context L = 128, scored on the held-out modules at 1×, 2×, 4
 for ``STEPS`` steps (chosen before the runs: three times the config's default, so that every PE
 is past its fastest fall of the training loss), seeds 0–2. Rows: no PE, the learned table at
 σ = 0.1 and 2 (no score beyond its L rows), the sinusoid, RoPE, ALiBi, T5's bias, xPos, FIRE and
-KERPLE (learnable relative PEs at σ = 1, their own scale).
+KERPLE (learnable relative PEs at σ = 1, their own scale). The RoPE models are also scored beyond
+L with the inference-time context extensions position interpolation (``linear``), NTK-aware
+scaling (``ntk``) and YaRN (``yarn``) at factor n / L (``model.eval_rope_scaling``): rows
+``rope+linear`` … of the same trained models.
 
 Verdict (``rules.length_literature.press_ordering``, written before the runs): at 4× L, Press et
 al.'s order ALiBi < T5's bias < RoPE < sinusoid in held-out bits per byte, each adjacent pair by a
@@ -34,34 +37,48 @@ STEPS = 3000
 SEEDS = (0, 1, 2)
 MULTIPLES = (1, 2, 4, 8)
 JUDGED_AT = 4
+EXTENSIONS = ("linear", "ntk", "yarn")
 ROWS = {"none": (1.0,), "learned": (0.1, 2.0), "sinusoidal_1d": (1.0,), "rope": (1.0,),
         "alibi": (1.0,), "t5_bias": (1.0,), "xpos": (1.0,), "fire": (1.0,), "kerple": (1.0,)}
 
 
 def job(pe: str) -> Job:
   overrides = {"train.num_steps": STEPS, "sweep.seeds": SEEDS, "sweep.pe_init_scale": ROWS[pe]}
+  if pe == "rope":
+    overrides["model.eval_rope_scaling"] = EXTENSIONS
   return Job(name=pe, config=f"configs/textlm.py:pe={pe}", overrides=tuple(overrides.items()))
 
 
 STUDY = Study("text_extrapolation", tuple(job(pe) for pe in ROWS))
 
 
-def bits(model: dict, k: int) -> float:
-  """Held-out bits per byte at k·L (NaN where the PE has no score there)."""
-  entry = model["perplexity_by_length"][f"{k}xL"]
+def bits(model: dict, k: int, extension: str = "") -> float:
+  """Held-out bits per byte at k·L (NaN where the PE has no score there); ``extension``: scored
+  with that RoPE extension beyond L (at L the model as trained)."""
+  name = f"{k}xL+{extension}" if extension and k > 1 else f"{k}xL"
+  entry = model["perplexity_by_length"][name]
   value = entry.get("bits_per_byte")
   return float("nan") if value is None else float(value)
 
 
 def rows(models: list[dict]) -> dict[str, list[dict]]:
-  """{label: models} per PE and σ ('learned σ=0.1')."""
+  """{label: models} per PE and σ ('learned σ=0.1'), and the RoPE models once more per extension
+  ('rope+yarn', read through ``extension_of``)."""
   out = {}
   for pe in ROWS:
     group = records.of_job(models, pe)
     for sigma in sorted({m["pe_init_scale"] for m in group}):
       label = f"{pe} σ={sigma:g}" if len(ROWS[pe]) > 1 else pe
       out[label] = [m for m in group if m["pe_init_scale"] == sigma]
+  for method in EXTENSIONS:
+    scored = [m for m in out.get("rope", []) if f"2xL+{method}" in m["perplexity_by_length"]]
+    if scored:
+      out[f"rope+{method}"] = scored
   return out
+
+
+def extension_of(label: str) -> str:
+  return label.split("+", 1)[1] if "+" in label else ""
 
 
 def verdict(by_row: dict[str, list[dict]]) -> dict:
@@ -84,9 +101,10 @@ def figure(by_row: dict[str, list[dict]], path: str) -> None:
   import matplotlib.pyplot as plt
   fig, ax = plt.subplots(figsize=(6.5, 4.2))
   for label, group in by_row.items():
-    means = [np.nanmean([bits(m, k) for m in group]) if any(
-        math.isfinite(bits(m, k)) for m in group) else np.nan for k in MULTIPLES]
-    ax.plot(MULTIPLES, means, marker="o", label=label)
+    ext = extension_of(label)
+    means = [np.nanmean([bits(m, k, ext) for m in group]) if any(
+        math.isfinite(bits(m, k, ext)) for m in group) else np.nan for k in MULTIPLES]
+    ax.plot(MULTIPLES, means, marker="o", ls="--" if ext else "-", label=label)
   ax.set_xscale("log", base=2)
   ax.set_xticks(MULTIPLES, [f"{k}×L" for k in MULTIPLES])
   ax.set_xlabel("context at evaluation (trained at L = 128)")
@@ -107,7 +125,8 @@ def markdown(by_row: dict[str, list[dict]], judged: dict) -> str:
            "| row | " + " | ".join(f"{k}×L" for k in MULTIPLES) + " | minutes per job |",
            "|---|" + "---|" * (len(MULTIPLES) + 1)]
   for label, group in by_row.items():
-    cells = [interval(stats.over_seeds(bits(m, k) for m in group)) for k in MULTIPLES]
+    cells = [interval(stats.over_seeds(bits(m, k, extension_of(label)) for m in group))
+             for k in MULTIPLES]
     wall = (records.wall(group) or {}).get("minutes")
     lines.append(f"| {label} | " + " | ".join(cells) + f" | {wall:.1f} |" if wall else
                  f"| {label} | " + " | ".join(cells) + " | — |")

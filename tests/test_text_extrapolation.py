@@ -23,6 +23,19 @@ def _models(order_bits):
   return out
 
 
+def test_rope_extensions_are_rows_of_the_same_models():
+  models = _models({"rope": 2.5, "alibi": 2.0})
+  for m in models:
+    if m["job"] == "rope":
+      for k, b in zip(tx.MULTIPLES[1:], (2.3, 2.4, 2.5), strict=True):
+        m["perplexity_by_length"][f"{k}xL+yarn"] = {"bits_per_byte": b}
+  by_row = tx.rows(models)
+  assert by_row["rope+yarn"] == by_row["rope"] and "rope+ntk" not in by_row
+  assert tx.bits(by_row["rope+yarn"][0], 1, "yarn") == tx.bits(by_row["rope"][0], 1)
+  assert tx.bits(by_row["rope+yarn"][0], 4, "yarn") == 2.4
+  assert dict(tx.job("rope").overrides)["model.eval_rope_scaling"] == tx.EXTENSIONS
+
+
 def test_press_order_and_the_tables_missing_rows():
   models = _models({"alibi": 2.0, "t5_bias": 2.2, "rope": 2.5, "sinusoidal_1d": 3.0,
                     "learned": 2.1, "none": 2.4})

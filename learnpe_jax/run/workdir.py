@@ -37,7 +37,7 @@ ADDED_FIELDS = {"model.kind": "transformer", "model.bidirectional": False, "opti
                 "model.mlp_final_activation": "none", "model.causal": False,
                 "model.weight_init": "flax", "model.pe_dropout": 0.0,
                 "model.pe_dropout_at_eval": False, "optim.pe_lr_scale": 1.0,
-                "model.randomized_positions": 0}
+                "model.randomized_positions": 0, "model.eval_rope_scaling": []}
 
 
 def with_added_fields(config_dict: dict) -> dict:

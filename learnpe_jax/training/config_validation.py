@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import math
 
+import jax
+
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.baselines import MODEL_KINDS, check_baseline
 from learnpe_jax.models.block import MLP_FINAL_ACTIVATIONS
 from learnpe_jax.models.weight_init import WEIGHT_INITS
 from learnpe_jax.models.encoder import NORMS, READOUTS
 from learnpe_jax.pe.placement import PE_PLACEMENTS, PE_SHARING
-from learnpe_jax.pe.registry import REGISTRY, check_pe_for_task, get_spec, pe_kwargs
+from learnpe_jax.pe.registry import REGISTRY, build_pe, check_pe_for_task, get_spec, pe_kwargs
+from learnpe_jax.pe.rope_scaling import METHODS as ROPE_SCALINGS
+from learnpe_jax.positions import sequence_positions
 from learnpe_jax.tasks.registry import validate_data
 
 
@@ -88,6 +92,17 @@ def validate(config) -> None:
                         f"0 for PE {spec.name!r}: randomized positions need a PE that reads "
                         "positions per example, without a grid")
 
+  if m.eval_rope_scaling:
+    allowed = [x for x in ROPE_SCALINGS if x != "none"]
+    bad = [x for x in m.eval_rope_scaling if x not in allowed]
+    if bad or len(set(m.eval_rope_scaling)) != len(m.eval_rope_scaling):
+      raise ConfigError("model.eval_rope_scaling", list(m.eval_rope_scaling),
+                        f"distinct methods among {', '.join(allowed)}")
+    if "rope_scaling" not in m.pe or m.pe.rope_scaling != "none":
+      raise ConfigError("model.eval_rope_scaling", list(m.eval_rope_scaling),
+                        f"() for PE {m.pe.name!r}: it needs a rotary PE trained without "
+                        "model.pe.rope_scaling")
+
   for f in ("batch_size", "chunk_steps", "eval_every", "checkpoint_every", "log_every",
             "eval_batch_size"):
     _positive(f"train.{f}", t[f], integer=True)
@@ -138,6 +153,22 @@ def validate_with_task(config, task) -> None:
                       f"a PE that needs no coordinates: task {task.name!r} keeps token positions "
                       f"unknown to the model")
   check_pe_for_task(config, task.model_positions)  # e.g. a conv PE needs a token grid
+  methods = list(config.model.eval_rope_scaling)
+  if methods and not task.length_eval:
+    raise ConfigError("model.eval_rope_scaling", methods, f"() for task {task.name!r} (it scores "
+                      "no held-out sets longer than its training length)")
+  for method in methods:  # each method's PE built and run at 2N now, not after training
+    pe_config = config.model.pe.copy_and_resolve_references()
+    with pe_config.unlocked():
+      pe_config.update(rope_scaling=method, rope_scaling_factor=2.0,
+                       original_max_positions=task.num_tokens)
+    try:
+      module = build_pe(pe_config, width=config.model.width, num_heads=config.model.num_heads,
+                        num_tokens=task.num_tokens, init_scale=1.0)
+      module.init(jax.random.PRNGKey(0), sequence_positions(2 * task.num_tokens), 0)
+    except ValueError as e:
+      raise ConfigError("model.eval_rope_scaling", methods,
+                        f"methods whose settings the PE takes ({method}: {e})")
   randomized = config.model.randomized_positions
   if randomized:
     p = task.model_positions

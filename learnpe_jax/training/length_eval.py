@@ -19,6 +19,11 @@ Per model and set (``perplexity_by_length[name]``):
                               whose position the training sequences never had
   scored                      how many tokens were scored
   no_score                    (instead of the scores) why the set has none
+
+Inference-time RoPE context extension (``model.eval_rope_scaling``, e.g. ('linear', 'ntk',
+'yarn')): a rotary PE trained without scaling is scored a second time on each set longer than N
+with each method at factor n / N and trained length N (``pe/rope_scaling.py``), the same
+parameters in a model whose PE alone differs; those sets are named ``{name}+{method}``.
 """
 
 from __future__ import annotations
@@ -42,9 +47,11 @@ def batch_size(trainer, num_tokens: int, num_examples: int) -> int:
   return max(1, min(num_examples, scaled))
 
 
-def _token_losses(trainer, params, evalset: LengthEval):
+def _token_losses(trainer, params, evalset: LengthEval, model=None):
   """(float[M, n] summed cross-entropy in nats per position, float[n] scored tokens per position)
-  of every model."""
+  of every model (``model``: another module with the trained parameters' tree; default the
+  trainer's)."""
+  model = model or trainer.model
   arrays = {k: evalset.arrays[k] for k in ("tokens", "target", "loss_mask")}
   n = arrays["target"].shape[1]
   data = _pad_for_eval(arrays, batch_size(trainer, n, len(arrays["target"])))
@@ -53,7 +60,7 @@ def _token_losses(trainer, params, evalset: LengthEval):
 
   def one(p):
     def on_batch(batch):
-      logits = trainer.model.apply({"params": p}, batch["tokens"], positions)
+      logits = model.apply({"params": p}, batch["tokens"], positions)
       ce = optax.softmax_cross_entropy_with_integer_labels(logits, batch["target"])
       weight = batch["loss_mask"].astype(jnp.float32) * batch["valid"][:, None]
       return (ce * weight).sum(0), weight.sum(0)
@@ -75,28 +82,54 @@ def no_score_reason(trainer, evalset: LengthEval) -> str | None:
   return None
 
 
+def scaled_model(trainer, method: str, factor: float):
+  """The trainer's model with its rotary PE scaled by ``method`` at ``factor`` from the trained
+  length (the task's token count): the same parameter tree, only the PE's frequencies differ."""
+  from learnpe_jax.training.compiled import build_model
+  config = trainer.config.copy_and_resolve_references()
+  with config.unlocked():
+    config.model.pe.rope_scaling = method
+    config.model.pe.rope_scaling_factor = float(factor)
+    config.model.pe.original_max_positions = trainer.task.num_tokens
+  return build_model(config, trainer.task)
+
+
+def _scores(trainer, params, evalset: LengthEval, head: dict, rows: list[dict], name: str,
+            model=None) -> None:
+  """Score ``evalset`` with every model into ``rows[i][name]``."""
+  n_model = trainer.task.num_tokens
+  bits = f"bits_per_{evalset.unit}"
+  ce, weight = _token_losses(trainer, params, evalset, model)
+  scored = float(weight.sum())
+  for i, row in enumerate(rows):
+    mean_bits = float(ce[i].sum()) / scored / math.log(2)
+    row[name] = dict(head, **{bits: mean_bits, "perplexity": 2.0 ** mean_bits})
+    beyond = float(weight[n_model:].sum())
+    if beyond > 0:
+      row[name][f"{bits}_beyond_train"] = float(ce[i, n_model:].sum()) / beyond / math.log(2)
+    row[name]["scored"] = int(scored)
+
+
 def perplexity_by_length(trainer, params) -> list[dict]:
-  """Per model: {set name: its scores} for every set of ``trainer.task.length_eval``."""
+  """Per model: {set name: its scores} for every set of ``trainer.task.length_eval`` (and
+  ``{name}+{method}`` for each ``model.eval_rope_scaling`` method on the sets longer than N)."""
   rows = [{} for _ in range(trainer.axis.size)]
   n_model = trainer.task.num_tokens
+  methods = tuple(trainer.config.model.eval_rope_scaling)
   for name, evalset in trainer.task.length_eval.items():
     n = evalset.positions.num_tokens
-    bits = f"bits_per_{evalset.unit}"
     head = {"tokens": n, "multiple": n / n_model}
     reason = no_score_reason(trainer, evalset)
     if reason is not None:
+      bits = f"bits_per_{evalset.unit}"
       for row in rows:
         row[name] = dict(head, **{bits: None, "perplexity": None, "no_score": reason})
       continue
-    ce, weight = _token_losses(trainer, params, evalset)
-    scored = float(weight.sum())
-    for i, row in enumerate(rows):
-      mean_bits = float(ce[i].sum()) / scored / math.log(2)
-      row[name] = dict(head, **{bits: mean_bits, "perplexity": 2.0 ** mean_bits})
-      beyond = float(weight[n_model:].sum())
-      if beyond > 0:
-        row[name][f"{bits}_beyond_train"] = float(ce[i, n_model:].sum()) / beyond / math.log(2)
-      row[name]["scored"] = int(scored)
+    _scores(trainer, params, evalset, head, rows, name)
+    if n > n_model:
+      for method in methods:
+        _scores(trainer, params, evalset, dict(head, rope_scaling=method), rows,
+                f"{name}+{method}", scaled_model(trainer, method, n / n_model))
   return rows
 
 
