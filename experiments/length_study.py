@@ -14,7 +14,7 @@ A problem without a probe result has no jobs yet.
 Rows (3 seeds each, 0–2):
   * Kazemnejad et al.'s five PEs (``rules.length_literature.KAZEMNEJAD_ORDER``): none, T5's bias,
     ALiBi, RoPE and the absolute sinusoid;
-  * the learned table at σ = 0.1 and σ = 2;
+  * the learned table at σ = 0.1 and σ = 2 (T5's bias, also learnable, at its own scale σ = 1);
   * randomized positions (``model.randomized_positions`` = ``RANDOMIZED_RANGE`` × the padded
     sequence length, a range longer than any test length as Ruoss et al. ask) of the learned table
     (σ = 0.1 and 2), RoPE and the sinusoid; evaluation reads the true positions.
@@ -70,10 +70,8 @@ def budgets(path: str | None = None) -> dict[str, dict]:
 
 
 def _row(problem: str, name: str, pe: str, budget: dict, randomized: bool = False) -> Job:
-  from learnpe_jax.pe.registry import get_spec
-  learnable = get_spec(pe).learnable
   overrides = {"data.problem": problem, "sweep.seeds": SEEDS,
-               "sweep.pe_init_scale": SIGMAS if learnable else (1.0,),
+               "sweep.pe_init_scale": SIGMAS if pe == "learned" else (1.0,),
                "train.num_steps": budget["steps"], "train.eval_every": budget["steps"],
                "optim.learning_rate": budget["learning_rate"]} | budget["model"]
   if randomized:

@@ -40,6 +40,7 @@ def test_the_rows_of_a_problem():
       *lit.KAZEMNEJAD_ORDER, "learned", *(f"randomized_{b}" for b in ls.RANDOMIZED_BASES)))
   assert jobs["sorting/learned"]["sweep.pe_init_scale"] == ls.SIGMAS
   assert jobs["sorting/rope"]["sweep.pe_init_scale"] == (1.0,)
+  assert jobs["sorting/t5_bias"]["sweep.pe_init_scale"] == (1.0,)  # one record per row label
   assert jobs["sorting/randomized_rope"]["model.randomized_positions"] == 4 * 32
   assert "model.randomized_positions" not in jobs["sorting/rope"]
   assert all(o["train.num_steps"] == 2500 and o["model.width"] == 128 for o in jobs.values())
@@ -73,3 +74,25 @@ def test_the_verdicts_read_the_rows_they_name():
   budget = {"steps": 100, "learning_rate": 1e-3, "tier": 1, "fits": True}
   text = ls.markdown({"copy": recs}, judged, {"copy": budget})
   assert "**did not fit: no verdict**" in text and "| none | 1 |" in text
+
+
+def test_the_field_scale_script_builds_valid_jobs_and_costs_them():
+  import importlib.util
+  import os
+  from learnpe_jax.training import config_validation
+  path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "benchmarks", "length_gpu.py")
+  spec = importlib.util.spec_from_file_location("length_gpu", path)
+  gpu = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(gpu)
+  jobs = gpu.jobs(["parity"])
+  assert len(jobs) == len(lit.KAZEMNEJAD_ORDER) + 1 + len(ls.RANDOMIZED_BASES)
+  for job in jobs:
+    config = job.build_config()
+    config_validation.validate(config)
+    assert (config.model.width, config.model.depth, config.train.num_steps) == (768, 12, 40_000)
+  randomized = dict(jobs[-1].overrides)["model.randomized_positions"]
+  assert randomized == ls.RANDOMIZED_RANGE * 41  # parity at n = 40: 42 tokens, inputs 41
+  one = gpu.flops_per_step(64, 2, 32, 13, 64)
+  assert gpu.flops_per_step(64, 2, 32, 13, 128) == 2 * one
+  cost = gpu.estimate(jobs, accelerator_tflops=100.0)
+  assert cost["jobs"] == len(jobs) and cost["accelerator_hours"] > 0
