@@ -10,9 +10,7 @@ gives no score beyond L.
 Variants (comma-separated, combinable):
   (none)          a 2-block causal decoder (width 64, 4 heads, pre-LN), the learned table at
                   σ ∈ {0.1, 2} × seeds 0–1 (4 models), 1,000 steps of 32 windows: 4,000
-                  model-steps. A timing run of 100 steps went at 8 model-steps/s on a 2-core CPU
-                  that other jobs shared (the full default has not been run): about 8 minutes
-                  there plus the evals, less on an idle machine.
+                  model-steps (the run's timing.json records its wall time and model-steps/s).
   pe=NAME         another PE of the catalogue that a decoder takes (``python -m learnpe_jax.pe``),
                   e.g. pe=alibi, pe=rope, pe=sinusoidal_1d, pe=none.
   smoke           a sub-minute run for tests: L = 32, width 32, 300 steps, σ ∈ {0.1, 2}, seed 0.
