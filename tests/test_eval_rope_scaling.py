@@ -14,6 +14,7 @@ from learnpe_jax.training import config_validation, length_eval
 from tests.test_textlm import _trainer, smoke
 
 
+@pytest.mark.e2e
 def test_every_method_scores_the_longer_sets_under_their_own_names(data_dir):
   config = smoke(data_dir, ",pe=rope")
   config.model.eval_rope_scaling = ("linear", "yarn")
@@ -31,6 +32,7 @@ def test_every_method_scores_the_longer_sets_under_their_own_names(data_dir):
     assert row[f"{k}xL+linear"]["bits_per_byte"] != row[f"{k}xL"]["bits_per_byte"]
 
 
+@pytest.mark.e2e
 def test_linear_scaling_at_factor_one_is_the_trained_model(data_dir):
   config = smoke(data_dir, ",pe=rope")
   trainer, params = _trainer(config)

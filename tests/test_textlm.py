@@ -184,6 +184,7 @@ def _trainer(config):
   return trainer, trainer.init()["models"]["params"]
 
 
+@pytest.mark.e2e
 def test_a_longer_windows_first_L_positions_score_as_the_window_at_L(data_dir):
   """The model is applied at positions 0..n−1 under the causal mask: the first L positions of a
   2L window see exactly what the 1×L window starting there sees, so they score the same."""
@@ -199,6 +200,7 @@ def test_a_longer_windows_first_L_positions_score_as_the_window_at_L(data_dir):
   np.testing.assert_allclose(ce_2[:, :L], ce_1, rtol=2e-5)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("pe", ["alibi", "rope", "sinusoidal_1d"])
 def test_a_pe_without_a_table_scores_every_length(data_dir, pe):
   from learnpe_jax.training import length_eval
