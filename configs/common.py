@@ -75,6 +75,16 @@ def model(variants, *, width: int, depth: int, mlp_ratio: int, readout: str):
   return m
 
 
+def decoder(variants, *, width: int, depth: int, num_heads: int):
+  """A causal decoder, pre-LN, one output per token: the length tasks' model (``model`` with
+  those fields set)."""
+  m = model(variants, width=width, depth=depth, mlp_ratio=4, readout="tokens")
+  m.num_heads = num_heads
+  m.norm = "pre"
+  m.causal = True
+  return m
+
+
 def pe(name: str):
   """config.model.pe: PE ``name`` with its fields at their defaults (none for a PE the table does
   not list, e.g. one registered outside the package: the trainer fills them in, and refuses an

@@ -37,10 +37,7 @@ def get_config(arg=None):
                                              # are predicted at every k)
   config.data.seed = 0
 
-  config.model = common.model(variants, width=64, depth=2, mlp_ratio=4, readout="tokens")
-  config.model.num_heads = 4
-  config.model.norm = "pre"
-  config.model.causal = True
+  config.model = common.decoder(variants, width=64, depth=2, num_heads=4)
   config.optim = common.optim(learning_rate=1e-3)
   config.train = common.train(batch_size=32, num_steps=1000, chunk_steps=250, eval_every=500,
                               log_every=250, eval_batch_size=256)
