@@ -693,6 +693,11 @@ def summary(conditions: list[dict], verdict: dict) -> str:
                 f"sinusoid row {d['with']} ({d['seeds'][1]} seeds; without it {d['seeds'][0]}): "
                 + ("no verdict yet on whether dropout explains the row (the rule needs ≥ 5 seeds "
                    "each)." if d["verdict"] == "incomplete" else f"dropout {d['verdict']} the row."))
+    if "v2_with_dropout_row" in sbs:
+      w = sbs["v2_with_dropout_row"]
+      text.append(f"With the sinusoid row in the companion's setting, as the rule then asks, the "
+                  f"side by side {w['verdict']}: {w['counts']['agrees']} of {len(w['rows'])} rows "
+                  "agree.")
   else:
     text.append("The companion applies dropout 0.1 after its fixed 2-D PE and scores with it on; "
                 "the row in that setting has not run yet.")
@@ -758,18 +763,25 @@ def headline(verdict: dict) -> str:
   v2 = sbs["v2"]
   rows = v2["rows"]
   seeds = [r["seeds"] for r in rows.values()]
-  lines = [f"- **Side by side with the companion's released numbers: {v2['verdict']}**, "
-           f"{v2['counts']['agrees']} of {len(rows)} rows agree (our mean over "
+  judged = sbs.get("v2_with_dropout_row", v2)  # the sinusoid in the companion's setting if that
+  lines = [f"- **Side by side with the companion's released numbers: {judged['verdict']}**, "
+           f"{judged['counts']['agrees']} of {len(judged['rows'])} rows agree (our mean over "
            f"{min(seeds)}–{max(seeds)} seeds against its mean over {rules_companion.N_REF}, at the "
            "spread of a difference of two means)."]
   sin = rows.get("2-D sinusoidal")
   if sin:
     d = sbs.get("sinusoid_dropout")
-    dropout = ("" if not d else f" With the companion's PE dropout it {d['with']} "
-               f"({d['seeds'][1]} seeds)" + (
-                   "; no verdict yet on whether dropout explains it" if d["verdict"] == "incomplete"
-                   else f"; dropout {d['verdict']} the row") + ".")
-    lines[-1] += f" The fixed 2-D sinusoid {sin['outcome']} ({sin['seeds']} seeds).{dropout}"
+    if d and d["verdict"] == "explains":
+      lines[-1] += (f" The fixed 2-D sinusoid is judged in the companion's setting, with its PE "
+                    f"dropout (0.1 after the PE, on when scored): there it {d['with']} "
+                    f"({d['seeds'][1]} seeds); without the dropout it {d['without']} "
+                    f"({d['seeds'][0]} seeds), so the dropout explains the row.")
+    else:
+      dropout = ("" if not d else f" With the companion's PE dropout it {d['with']} "
+                 f"({d['seeds'][1]} seeds)" + (
+                     "; no verdict yet on whether dropout explains it"
+                     if d["verdict"] == "incomplete" else f"; dropout {d['verdict']} the row") + ".")
+      lines[-1] += f" The fixed 2-D sinusoid {sin['outcome']} ({sin['seeds']} seeds).{dropout}"
   if "claim1_v2" in claims:
     c1 = claims["claim1_v2"]
     holds = c1["verdicts_seen"].get("holds", 0)
