@@ -19,6 +19,7 @@ from learnpe_jax.errors import ConfigError, PEError
 from learnpe_jax.pe import absolute
 from learnpe_jax.pe.registry import build_pe, check_pe_for_task, default_pe_config, pe_kwargs
 from tests import bad_inputs
+from tests.helpers import one_per_mechanism
 
 CONFIG_WORDS = ("config.", "model.pe", "--config", "task")
 KEY = jax.random.PRNGKey(0)
@@ -56,7 +57,7 @@ def test_the_five_deliberate_mistakes_say_what_is_allowed():
 
 
 # ---- every PE refuses positions it cannot read, before it runs ---------------------------------
-@pytest.mark.parametrize("name", pe.names())
+@pytest.mark.parametrize("name", one_per_mechanism(pe.names()))
 def test_every_pe_refuses_mismatched_per_example_positions_and_plain_arrays(name):
   """A per-example index [B, N] with coordinates shared by the batch [N, D] is refused (PEG, one
   shared grid, refuses per-example positions at all), as is a plain array."""
@@ -86,7 +87,7 @@ def test_the_table_pes_are_those_that_read_the_index_as_a_key():
                             "learned_coords_alibi"}
 
 
-@pytest.mark.parametrize("name", TABLE_PES)
+@pytest.mark.parametrize("name", one_per_mechanism(TABLE_PES))
 def test_indices_beyond_a_table_are_an_error_not_a_clamp(name):
   module = pe.make(name, **SHAPE)
   needs_grid = pe.get_spec(name).module.needs_grid

@@ -115,7 +115,7 @@ def test_every_pe_in_the_full_encoder(name):
 
 
 # ---- σ scales every learnable PE's init -----------------------------------------------------
-@pytest.mark.parametrize("name", LEARNABLE)
+@pytest.mark.parametrize("name", one_per_mechanism(LEARNABLE))
 def test_learnable_init_norm_scales_with_sigma(name):
   positions = as_jnp(positions_of("2d"))
   prefixes = get_spec(name).module.scaled_params
@@ -145,7 +145,7 @@ def _offset_spread(logits_NN, coords_ND):
   return max(max(v) - min(v) for v in groups.values())
 
 
-@pytest.mark.parametrize("name", ROTARY)
+@pytest.mark.parametrize("name", one_per_mechanism(ROTARY))
 def test_rotary_logits_depend_only_on_offset(name):
   for kind in ("1d", "2d"):
     positions = as_jnp(positions_of(kind))
@@ -189,7 +189,7 @@ RELATIVE_ND = [n for n in NAMES if get_spec(n).needs == "coords"
                and not get_spec(n).mechanism.startswith("add")]
 
 
-@pytest.mark.parametrize("name", RELATIVE_ND)
+@pytest.mark.parametrize("name", one_per_mechanism(RELATIVE_ND))
 def test_relative_pes_translation_invariant(name):
   positions = as_jnp(positions_of("2d"))
   moved = positions.replace(coords=positions.coords + jnp.array([3.0, -2.0]))
@@ -326,7 +326,7 @@ def test_check_pe_for_task_before_compiling(smoke_config):
 
 
 # ---- what a PE reads is stated once (PositionalEncoding.needs) --------------------------------
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", one_per_mechanism(NAMES))
 def test_a_pe_reads_what_the_registry_says(name):
   """On positions without coordinates (grid kept), a PE fails its check and its own forward pass
   with a one-line ConfigError iff the registry says it reads coordinates, and otherwise runs; the

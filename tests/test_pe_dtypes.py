@@ -15,6 +15,7 @@ import pytest
 
 from learnpe_jax import pe
 from learnpe_jax.positions import Positions
+from tests.helpers import one_per_mechanism
 
 ROTARY = [n for n in pe.names() if pe.get_spec(n).mechanism == "rotate"]
 BF16 = jnp.bfloat16
@@ -122,7 +123,7 @@ def _positions():
   return pe.grid_positions((4, 4))
 
 
-@pytest.mark.parametrize("name", ROTARY)
+@pytest.mark.parametrize("name", one_per_mechanism(ROTARY))
 def test_rotation_returns_the_input_dtype(name):
   module = _rotary(name)
   params = module.init(jax.random.PRNGKey(0), _positions(), 0)
@@ -175,7 +176,7 @@ def test_angles_are_float32_whatever_the_input_dtype():
   assert np.abs(in_bf16 - in_f32).max() < 0.05 * np.abs(in_f32).max()
 
 
-@pytest.mark.parametrize("name", pe.names())
+@pytest.mark.parametrize("name", one_per_mechanism(pe.names()))
 def test_every_pe_takes_dtype_and_param_dtype(name):
   """bf16 parameters and bf16 terms for every PE; a dtype that is none is a one-line error."""
   positions = pe.grid_positions((4, 4))
@@ -210,7 +211,7 @@ ADD_PES = [n for n in pe.names() if pe.get_spec(n).mechanism.startswith("add")
            or pe.get_spec(n).config_fields().get("inner") in ("sinusoidal_nd",)]
 
 
-@pytest.mark.parametrize("name", ADD_PES)
+@pytest.mark.parametrize("name", one_per_mechanism(ADD_PES))
 def test_add_to_keeps_a_bf16_residual_bf16(name):
   positions = pe.grid_positions((4, 4))
   module = pe.make(name, width=32, num_heads=4, num_tokens=16, init_scale=0.5)

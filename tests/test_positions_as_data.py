@@ -11,6 +11,7 @@ import pytest
 from learnpe_jax import pe
 from learnpe_jax.models.attention import attend_with_terms
 from learnpe_jax.positions import Positions
+from tests.helpers import one_per_mechanism
 
 WIDTH, HEADS = 16, 2
 GRID = pe.grid_positions((4, 4))
@@ -49,7 +50,7 @@ def test_which_pes_take_per_example_positions():
     module.init(jax.random.PRNGKey(0), PER_EXAMPLE, 1, x)
 
 
-@pytest.mark.parametrize("name", PER_EXAMPLE_PES)
+@pytest.mark.parametrize("name", one_per_mechanism(PER_EXAMPLE_PES))
 def test_per_example_positions_equal_a_loop_over_examples(name):
   module = _make(name)
   variables = module.init(jax.random.PRNGKey(1), GRID, 0)
@@ -73,7 +74,7 @@ EXTENT_DEPENDENT = {"legendre", "rope_high_freq"}
 CAUSAL_PES = sorted(n for n in pe.names() if pe.get_spec(n).causal)
 
 
-@pytest.mark.parametrize("name", CAUSAL_PES)
+@pytest.mark.parametrize("name", one_per_mechanism(CAUSAL_PES))
 def test_a_packed_batch_equals_its_documents_run_one_by_one(name):
   lengths = (5, 7)
   segment_ids = np.repeat(np.arange(len(lengths)), lengths)
