@@ -50,7 +50,8 @@ CHUNK = 100
 
 def budgets(path: str | None = None) -> dict[str, dict]:
   """{problem: {"steps", "learning_rate", "model", "fits"}} from the budget probe's table: the
-  first tier that fits, else the last tier at its full budget; problems without a result absent."""
+  first tier that fits, else, once every tier has been probed, the last at its full budget;
+  problems still waiting for a probe absent."""
   path = path or os.path.join(length_budget.STUDY.dir, "table.json")
   if not os.path.exists(path):
     return {}
@@ -62,6 +63,8 @@ def budgets(path: str | None = None) -> dict[str, dict]:
     if not tiers:
       continue
     fit = next((t for t in tiers if t["fits"]), None)
+    if fit is None and len(tiers) < len(length_budget.TIERS):
+      continue  # the next tier has not been probed yet
     chosen = fit or tiers[-1]
     steps = fit["steps"] if fit else length_budget.MAX_STEPS
     out[problem] = {"steps": -(-steps // CHUNK) * CHUNK, "learning_rate": chosen["learning_rate"],

@@ -30,6 +30,8 @@ def test_the_budget_is_the_first_tier_that_fits_else_the_last_in_full(tmp_path):
   assert b["lego"]["steps"] == length_budget.MAX_STEPS and b["lego"]["tier"] == 2
   assert not b["lego"]["fits"] and b["lego"]["learning_rate"] == 3e-4
   assert "parity" not in b and ls.budgets(str(tmp_path / "missing.json")) == {}
+  waiting = _table(tmp_path, {"copy/tier1": _probe(1, False, None)})
+  assert ls.budgets(waiting) == {}  # tier 2 not probed yet: no budget, no jobs
 
 
 def test_the_rows_of_a_problem():
