@@ -6,8 +6,7 @@ et al.'s experiment, at a scale a CPU trains (``python -m experiments.text_extra
 
 Every row is ``configs/textlm.py`` (a byte-level causal decoder on the shipped Python standard
 library snapshot, context L = 128, scored on the held-out modules at 1×, 2×, 4× and 8× L) trained
-for ``STEPS`` steps (chosen before the runs: three times the config's default, so that every PE
-is past its fastest fall of the training loss), seeds 0–2. Rows: no PE, the learned table at
+for ``STEPS`` steps (three times the config's default, chosen before the runs), seeds 0–2. Rows: no PE, the learned table at
 σ = 0.1 and 2 (no score beyond its L rows), the sinusoid, RoPE, ALiBi, T5's bias, xPos, FIRE and
 KERPLE (learnable relative PEs at σ = 1, their own scale). The RoPE models are also scored beyond
 L with the inference-time context extensions position interpolation (``linear``), NTK-aware
