@@ -133,6 +133,9 @@ def tabulate(root: str) -> str:
                    f"{b['steps'] if b['fits'] else '—'} | {b['learning_rate']:g} | "
                    f"{b['seen_at_last_step']['none']:.3f} | {b['seen_at_last_step']['rope']:.3f} | "
                    f"{minutes:.1f} | {speed:.1f} |")
+  findings = os.path.join(STUDY.dir, "findings.md")  # notes written by hand after the runs
+  if os.path.exists(findings):
+    lines += ["", open(findings).read().strip()]
   text = "\n".join(lines) + "\n"
   STUDY.publish(text, table, splice=False)
   return text
