@@ -768,6 +768,10 @@ def headline(verdict: dict) -> str:
            f"{judged['counts']['agrees']} of {len(judged['rows'])} rows agree (our mean over "
            f"{min(seeds)}–{max(seeds)} seeds against its mean over {rules_companion.N_REF}, at the "
            "spread of a difference of two means)."]
+  blind = [f"{float(k):g}" for k, r in rows.items() if r["human"]["outcome"] == "uninformative"]
+  if blind:
+    lines[-1] += (f" At σ {' and '.join(blind)} the human column's band spans more than half of "
+                  "chance to perfect, so there only the test column is judged.")
   sin = rows.get("2-D sinusoidal")
   if sin:
     d = sbs.get("sinusoid_dropout")
