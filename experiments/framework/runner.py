@@ -59,8 +59,11 @@ class Job:
 
 
 def _flag_value(v) -> str:
+  """One override's flag text; strings inside a tuple are quoted (``('linear','ntk')``), since
+  ml_collections reads an unquoted ``(linear,ntk)`` as one string."""
   if isinstance(v, (list, tuple)):
-    return "(" + ",".join(map(str, v)) + ("," if len(v) == 1 else "") + ")"
+    items = [repr(x) if isinstance(x, str) else str(x) for x in v]
+    return "(" + ",".join(items) + ("," if len(v) == 1 else "") + ")"
   return str(v)
 
 
