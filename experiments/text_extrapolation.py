@@ -17,6 +17,10 @@ Verdict (``rules.length_literature.press_ordering``, written before the runs): a
 al.'s order ALiBi < T5's bias < RoPE < sinusoid in held-out bits per byte, each adjacent pair by a
 one-sided paired t-test over seeds. The init scale of the learned table: ``rules.length``'s Welch
 test on bits per byte at 1× L (the only length it scores), lower is better.
+
+The table's last column describes each row's slope, judging nothing (added after the ALiBi and
+RoPE rows were in): the change from 1× L to 8× L, paired by seed (each model against itself),
+mean [95% interval]; "rises" or "falls" when the interval excludes 0, else "flat".
 """
 
 from __future__ import annotations
@@ -80,6 +84,16 @@ def extension_of(label: str) -> str:
   return label.split("+", 1)[1] if "+" in label else ""
 
 
+def slope(group: list[dict], extension: str = "") -> dict:
+  """``over_seeds`` of each model's bits per byte at the largest multiple minus at 1× L, with a
+  word: 'rises' / 'falls' when the 95% interval excludes 0, else 'flat'; 'no score' without one."""
+  change = stats.over_seeds(bits(m, MULTIPLES[-1], extension) - bits(m, 1) for m in group)
+  if change["mean"] is None:
+    return dict(change, word="no score")
+  lo, hi = (change["lo"], change["hi"]) if change["n"] > 1 else (change["mean"],) * 2
+  return dict(change, word="rises" if lo > 0 else "falls" if hi < 0 else "flat")
+
+
 def verdict(by_row: dict[str, list[dict]]) -> dict:
   press = lit.press_ordering({pe: {m["seed"]: bits(m, JUDGED_AT) for m in by_row[pe]}
                               for pe in lit.PRESS_ORDER if pe in by_row})
@@ -121,14 +135,17 @@ def markdown(by_row: dict[str, list[dict]], judged: dict) -> str:
            "Command: `python -m experiments.text_extrapolation` (rule in its docstring, written "
            "before the runs). Held-out bits per byte over seeds, mean [95% interval]; — : no score "
            "(a table without those rows).", "",
-           "| row | " + " | ".join(f"{k}×L" for k in MULTIPLES) + " | minutes per job |",
-           "|---|" + "---|" * (len(MULTIPLES) + 1)]
+           "| row | " + " | ".join(f"{k}×L" for k in MULTIPLES)
+           + f" | {MULTIPLES[-1]}×L − 1×L, paired | minutes per job |",
+           "|---|" + "---|" * (len(MULTIPLES) + 2)]
   for label, group in by_row.items():
     cells = [interval(stats.over_seeds(bits(m, k, extension_of(label)) for m in group))
              for k in MULTIPLES]
+    change = slope(group, extension_of(label))
+    cells.append(change["word"] if change["mean"] is None else
+                 f"{change['word']}: {interval(change)}")
     wall = (records.wall(group) or {}).get("minutes")
-    lines.append(f"| {label} | " + " | ".join(cells) + f" | {wall:.1f} |" if wall else
-                 f"| {label} | " + " | ".join(cells) + " | — |")
+    lines.append(f"| {label} | " + " | ".join(cells) + (f" | {wall:.1f} |" if wall else " | — |"))
   p = judged["press"]
   lines += ["", f"**Press et al.'s order at {JUDGED_AT}× L: {p['verdict']}**", "",
             "| pair | outcome | lead (bits per byte) | p | detectable |", "|---|---|---|---|---|"]

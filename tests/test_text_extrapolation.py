@@ -51,3 +51,23 @@ def test_press_order_and_the_tables_missing_rows():
                                          "sinusoidal_1d": 3.0})))
   assert swapped["press"]["pairs"]["alibi < t5_bias"]["outcome"] == "reversed"
   assert swapped["press"]["verdict"] == "disagrees" and swapped["init_scale"] is None
+
+
+def test_the_slope_column_is_each_models_change_against_itself():
+  """Paired by seed: a constant offset between seeds leaves the change exact; a row without a
+  score beyond L says so; the word follows the interval."""
+  models = _models({"alibi": 2.0, "learned": 2.1})
+  by_row = tx.rows(models)
+  rising = tx.slope(by_row["alibi"])  # every seed: +0.3 from 1×L to 8×L, whatever its offset
+  assert rising["word"] == "rises" and abs(rising["mean"] - 0.3) < 1e-9 and rising["sd"] < 1e-9
+  assert tx.slope(by_row["learned σ=0.1"])["word"] == "no score"
+  for m in by_row["alibi"]:
+    m["perplexity_by_length"]["8xL"]["bits_per_byte"] = (
+        m["perplexity_by_length"]["1xL"]["bits_per_byte"] + (-0.2, 0.1, 0.05)[m["seed"]])
+  assert tx.slope(by_row["alibi"])["word"] == "flat"
+  for m in by_row["alibi"]:
+    m["perplexity_by_length"]["8xL"]["bits_per_byte"] = (
+        m["perplexity_by_length"]["1xL"]["bits_per_byte"] - 0.1 - 0.01 * m["seed"])
+  assert tx.slope(by_row["alibi"])["word"] == "falls"
+  text = tx.markdown(by_row, tx.verdict(by_row))
+  assert "| 8×L − 1×L, paired |" in text and "| no score |" in text
