@@ -71,3 +71,35 @@ def test_the_slope_column_is_each_models_change_against_itself():
   assert tx.slope(by_row["alibi"])["word"] == "falls"
   text = tx.markdown(by_row, tx.verdict(by_row))
   assert "| 8×L − 1×L, paired |" in text and "| no score |" in text
+
+
+def test_the_docs_words_hold_on_the_kept_records():
+  """docs/length_generalisation.md's "What the text study found", recomputed from
+  experiments/results/text_extrapolation/records.jsonl (skipped rows would make it fail: every
+  row it names must be there)."""
+  from experiments.framework import records
+  by_row = tx.rows(records.read(tx.STUDY.dir))
+  mean = lambda label, k: sum(tx.bits(m, k, tx.extension_of(label)) for m in by_row[label]) / len(
+      by_row[label])
+  press = tx.verdict(by_row)["press"]
+  assert press["verdict"] == "disagrees"
+  outcomes = {pair: v["outcome"] for pair, v in press["pairs"].items()}
+  assert outcomes == {"alibi < t5_bias": "reversed", "t5_bias < rope": "as published",
+                      "rope < sinusoidal_1d": "as published"}
+  assert tx.slope(by_row["alibi"])["word"] == "falls"
+  from experiments.framework import stats
+  t5_at_2 = stats.over_seeds(tx.bits(m, 2) - tx.bits(m, 1) for m in by_row["t5_bias"])
+  assert t5_at_2["hi"] < 0
+  assert tx.slope(by_row["t5_bias"])["word"] == "rises"
+  rises = {label: mean(label, 8) - mean(label, 1) for label in ("rope", "sinusoidal_1d")}
+  assert all(tx.slope(by_row[l])["word"] == "rises" for l in rises)
+  assert rises["sinusoidal_1d"] > rises["rope"] > mean("t5_bias", 8) - mean("t5_bias", 1)
+  assert max(mean("rope", 1), mean("t5_bias", 1)) < mean("alibi", 1)
+  at4 = [mean(label, 4) for label in ("rope+yarn", "rope+ntk", "rope+linear", "rope")]
+  assert at4 == sorted(at4) and len(set(at4)) == 4
+  assert all(tx.slope(by_row[f"rope+{e}"], e)["word"] == "rises" for e in tx.EXTENSIONS)
+  from experiments import REPO
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    doc = " ".join(f.read().split())
+  assert "Press et al.'s order at 4× L disagrees, on its first pair only" in doc
+  assert "YaRN < NTK-aware scaling < position interpolation < plain RoPE" in doc
