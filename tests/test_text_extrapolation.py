@@ -74,7 +74,8 @@ def test_the_slope_column_is_each_models_change_against_itself():
 
 
 def test_the_docs_words_hold_on_the_kept_records():
-  """docs/length_generalisation.md's "What the text study found", recomputed from
+  """docs/length_generalisation.md's "What the text study found" and README.md's length bullet,
+  recomputed from
   experiments/results/text_extrapolation/records.jsonl (skipped rows would make it fail: every
   row it names must be there)."""
   from experiments.framework import records
@@ -103,3 +104,8 @@ def test_the_docs_words_hold_on_the_kept_records():
     doc = " ".join(f.read().split())
   assert "Press et al.'s order at 4× L disagrees, on its first pair only" in doc
   assert "YaRN < NTK-aware scaling < position interpolation < plain RoPE" in doc
+  with open(f"{REPO}/README.md") as f:
+    readme = " ".join(f.read().split())
+  assert ("Press et al.'s order at 4× L disagrees on its first pair only: T5's bias beats ALiBi "
+          "there, while ALiBi's bits per byte fall from 1× L to 8× L and RoPE's and the "
+          "sinusoid's rise steeply") in readme
