@@ -98,3 +98,37 @@ def test_the_field_scale_script_builds_valid_jobs_and_costs_them():
   assert gpu.flops_per_step(64, 2, 32, 13, 128) == 2 * one
   cost = gpu.estimate(jobs, accelerator_tflops=100.0)
   assert cost["jobs"] == len(jobs) and cost["accelerator_hours"] > 0
+
+
+def test_the_docs_words_hold_on_the_kept_tables():
+  """docs/length_generalisation.md's "What the probe and the study have found so far", recomputed
+  from experiments/results/length_budget/table.json and length_study/table.json."""
+  from experiments import REPO
+  with open(f"{length_budget.STUDY.dir}/table.json") as f:
+    probe = json.load(f)
+  with open(f"{ls.STUDY.dir}/table.json") as f:
+    study = json.load(f)
+  for problem in ("copy", "reverse"):
+    b = probe[f"{problem}/tier1"]
+    assert not b["fits"] and b["seen_at_last_step"]["rope"] >= length_budget.FIT
+    assert b["seen_at_last_step"]["none"] < length_budget.FIT
+  lego = probe["lego/tier1"]
+  assert lego["fits"] and lego["steps"] < length_budget.MAX_STEPS
+  assert study["budgets"]["lego"]["steps"] == lego["steps"]
+  rows = study["rows"]["lego"]
+  assert all(r["score"]["mean"] < 0.1 for r in rows.values())
+  for label in ("randomized_learned σ=0.1", "randomized_learned σ=2", "randomized_rope"):
+    assert max(rows[label]["seen"]["values"]) < 0.8, label
+  assert all(v["outcome"].startswith("did not fit") for k, v in
+             study["verdicts"]["ruoss_pairs"].items() if k.startswith("lego:"))
+  assert min(rows["learned σ=0.1"]["seen"]["values"]) >= length_budget.FIT
+  assert min(rows["learned σ=2"]["seen"]["values"]) < length_budget.FIT
+  assert all(v["verdict"].startswith("did not fit") for k, v in
+             study["verdicts"]["init_scale"].items() if k.startswith("lego:"))
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    doc = " ".join(f.read().split())
+  for words in ("Tier 1 (the CPU default's model) fits LEGO, not copy or reverse",
+                "On LEGO no PE extrapolates", "below 0.1 in the mean over seeds",
+                "stay below 0.8 seen exact match in every seed", "Randomized positions do not fit LEGO's training "
+                "lengths at that budget", "at σ 2 not in every seed"):
+    assert words in doc, words
