@@ -117,7 +117,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert study["budgets"]["lego"]["steps"] == lego["steps"]
   rows = study["rows"]["lego"]
   assert all(r["score"]["mean"] < 0.1 for r in rows.values())
-  for label in ("randomized_learned σ=0.1", "randomized_learned σ=2", "randomized_rope"):
+  for label in ("randomized_learned σ=0.1", "randomized_learned σ=2", "randomized_rope",
+                "randomized_sinusoidal_1d"):
     assert max(rows[label]["seen"]["values"]) < 0.8, label
   assert all(v["outcome"].startswith("did not fit") for k, v in
              study["verdicts"]["ruoss_pairs"].items() if k.startswith("lego:"))
