@@ -168,6 +168,15 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
               for i, pe in enumerate(lit.KAZEMNEJAD_ORDER)]
     lines += ["", "Per seed: " + ", ".join(f"seed {s}: {v}" for s, v in
                                           judged["kazemnejad"]["by_seed"].items()), ""]
+  if "mrr" not in k and k.get("counted"):  # too few problems for the rule: the ranks, described
+    ranks = {p: lit.reciprocal_ranks({pe: lit._unseen_mean(by_problem[p][pe])
+                                      for pe in lit.KAZEMNEJAD_ORDER}) for p in k["counted"]}
+    lines += ["Reciprocal rank on each problem that counts (unseen exact match, mean over seeds; "
+              "described, not judged):", "",
+              "| PE | their rank | " + " | ".join(ranks) + " |", "|---|---|" + "---|" * len(ranks)]
+    lines += [f"| {pe} | {i + 1} | " + " | ".join(f"{ranks[p][pe]:.3f}" for p in ranks) + " |"
+              for i, pe in enumerate(lit.KAZEMNEJAD_ORDER)]
+    lines.append("")
   if k.get("skipped"):
     lines += ["Problems that do not count: " + "; ".join(f"{p} ({why})" for p, why in
                                                          k["skipped"].items()), ""]

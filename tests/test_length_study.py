@@ -76,6 +76,11 @@ def test_the_verdicts_read_the_rows_they_name():
   budget = {"steps": 100, "learning_rate": 1e-3, "tier": 1, "fits": True}
   text = ls.markdown({"copy": recs}, judged, {"copy": budget})
   assert "**did not fit: no verdict**" in text and "| none | 1 |" in text
+  one = ls.verdicts({"copy": recs})  # one problem: inconclusive, its ranks described
+  assert one["kazemnejad"]["mean"]["verdict"] == "inconclusive"
+  text = ls.markdown({"copy": recs}, one, {"copy": budget})
+  assert "described, not judged" in text and "| none | 1 | 1.000 |" in text
+  assert "| sinusoidal_1d | 5 | 0.200 |" in text
 
 
 def test_the_field_scale_script_builds_valid_jobs_and_costs_them():
