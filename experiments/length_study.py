@@ -169,7 +169,7 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
     lines += ["", "Per seed: " + ", ".join(f"seed {s}: {v}" for s, v in
                                           judged["kazemnejad"]["by_seed"].items()), ""]
   if "mrr" not in k and k.get("counted"):  # too few problems for the rule: the ranks, described
-    ranks = {p: lit.reciprocal_ranks({pe: lit._unseen_mean(by_problem[p][pe])
+    ranks = {p: lit.reciprocal_ranks({pe: by_problem[p][pe]["score"]["mean"]
                                       for pe in lit.KAZEMNEJAD_ORDER}) for p in k["counted"]}
     lines += ["Reciprocal rank on each problem that counts (unseen exact match, mean over seeds; "
               "described, not judged):", "",

@@ -87,6 +87,10 @@ def test_the_docs_words_hold_on_the_kept_records():
   outcomes = {pair: v["outcome"] for pair, v in press["pairs"].items()}
   assert outcomes == {"alibi < t5_bias": "reversed", "t5_bias < rope": "as published",
                       "rope < sinusoidal_1d": "as published"}
+  assert 0.04 < press["pairs"]["rope < sinusoidal_1d"]["p_as_published"] < 0.05  # "only just"
+  sin4 = [tx.bits(m, 4) for m in by_row["sinusoidal_1d"]]
+  assert max(sin4) - min(sin4) > 1.0  # "the sinusoid's seeds spread widely"
+  assert mean("t5_bias", 4) < mean("alibi", 4)
   assert tx.slope(by_row["alibi"])["word"] == "falls"
   from experiments.framework import stats
   t5_at_2 = stats.over_seeds(tx.bits(m, 2) - tx.bits(m, 1) for m in by_row["t5_bias"])
@@ -106,6 +110,6 @@ def test_the_docs_words_hold_on_the_kept_records():
   assert "YaRN < NTK-aware scaling < position interpolation < plain RoPE" in doc
   with open(f"{REPO}/README.md") as f:
     readme = " ".join(f.read().split())
-  assert ("Press et al.'s order at 4× L disagrees on its first pair only: T5's bias beats ALiBi "
+  assert ("Press et al.'s order at 4× L disagrees on its first pair only: T5's bias scores below ALiBi "
           "there, while ALiBi's bits per byte fall from 1× L to 8× L and RoPE's and the "
           "sinusoid's rise steeply") in readme
