@@ -58,7 +58,7 @@ def field_budget() -> dict:
 
 def jobs(problems) -> list[runner.Job]:
   out = []
-  for job in length_study.jobs({p: field_budget() for p in problems}):
+  for job in length_study.jobs({p: field_budget() for p in problems}, randomized_table={}):
     overrides = dict(job.overrides)
     if "model.randomized_positions" in overrides:  # the range scales with the longer test length
       tokens = sequence_length(overrides["data.problem"], 2 * FIELD["data.max_train_length"]) - 1

@@ -33,6 +33,7 @@ unseen lengths are never read):
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -51,6 +52,7 @@ LEARNING_RATES = (3e-4, 1e-3, 3e-3)
 PES = ("none", "rope")
 TIERS = {1: {"model.width": 64, "model.depth": 2, "model.num_heads": 4},
          2: {"model.width": 128, "model.depth": 4, "model.num_heads": 8}}
+CHUNK = 100  # a budget is rounded up to whole chunks of the runner
 CURVE_FIELDS = ("step", "model", "seed", "learning_rate", "test_accuracy_by_level")
 
 
@@ -92,21 +94,53 @@ def first_kept_fit(curve: list[tuple[int, float]]) -> int | None:
   return first
 
 
-def budget(rows: list[dict], problem: str, tier: int, max_train_length: int = 8) -> dict | None:
-  """The rule (module docstring) for one problem and tier; None while a job's curve is missing."""
-  curves = {pe: _curves(rows, job(problem, pe, tier).name, max_train_length) for pe in PES}
+def budget_of_jobs(rows: list[dict], job_names: dict[str, str],
+                   max_train_length: int = 8) -> dict | None:
+  """The rule (module docstring) over the probe jobs ``{pe: job name}``: each PE's learning rate,
+  the problem's learning rate and the first step from which every PE keeps the fit; None while a
+  job's curve is missing."""
+  curves = {pe: _curves(rows, name, max_train_length) for pe, name in job_names.items()}
   if not all(curves.values()):
     return None
   last = {pe: {lr: c[-1][1] for lr, c in by_lr.items()} for pe, by_lr in curves.items()}
   chosen = {pe: max(sorted(scores), key=lambda lr: scores[lr]) for pe, scores in last.items()}
   lrs = sorted(set.intersection(*(set(s) for s in last.values())))
-  problem_lr = max(lrs, key=lambda lr: np.mean([last[pe][lr] for pe in PES]))
-  fits_from = {pe: first_kept_fit(curves[pe][chosen[pe]]) for pe in PES}
+  problem_lr = max(lrs, key=lambda lr: np.mean([last[pe][lr] for pe in job_names]))
+  fits_from = {pe: first_kept_fit(curves[pe][chosen[pe]]) for pe in job_names}
   steps = None if None in fits_from.values() else max(fits_from.values())
-  return {"problem": problem, "tier": tier, "model": TIERS[tier], "fits": steps is not None,
-          "steps": steps, "learning_rate": problem_lr, "chosen_lr": chosen,
-          "seen_at_last_step": {pe: last[pe][chosen[pe]] for pe in PES},
+  return {"fits": steps is not None, "steps": steps, "learning_rate": problem_lr,
+          "chosen_lr": chosen, "seen_at_last_step": {pe: last[pe][chosen[pe]] for pe in job_names},
           "fits_from": fits_from}
+
+
+def budget(rows: list[dict], problem: str, tier: int, max_train_length: int = 8) -> dict | None:
+  """The rule for one problem and tier (NoPE and RoPE's probes); None while a job is missing."""
+  b = budget_of_jobs(rows, {pe: job(problem, pe, tier).name for pe in PES}, max_train_length)
+  return None if b is None else {"problem": problem, "tier": tier, "model": TIERS[tier]} | b
+
+
+def budgets(path: str | None = None) -> dict[str, dict]:
+  """{problem: {"steps", "learning_rate", "model", "fits"}} from the budget probe's table: the
+  first tier that fits, else, once every tier has been probed, the last at its full budget;
+  problems still waiting for a probe absent."""
+  path = path or os.path.join(STUDY.dir, "table.json")
+  if not os.path.exists(path):
+    return {}
+  with open(path) as f:
+    table = json.load(f)
+  out = {}
+  for problem in PROBLEMS:
+    tiers = [table[k] for k in sorted(table) if k.startswith(f"{problem}/")]
+    if not tiers:
+      continue
+    fit = next((t for t in tiers if t["fits"]), None)
+    if fit is None and len(tiers) < len(TIERS):
+      continue  # the next tier has not been probed yet
+    chosen = fit or tiers[-1]
+    steps = fit["steps"] if fit else MAX_STEPS
+    out[problem] = {"steps": -(-steps // CHUNK) * CHUNK, "learning_rate": chosen["learning_rate"],
+                    "model": chosen["model"], "fits": bool(fit), "tier": chosen["tier"]}
+  return out
 
 
 def tabulate(root: str) -> str:

@@ -101,7 +101,8 @@ def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str,
       group = [m for m in models if m["pe_init_scale"] == sigma]
       per_n = [stats.over_seeds(m["test_accuracy_by_level"][f"n={n}"] for m in group) for n in ns]
       mean = np.array([s["mean"] for s in per_n])
-      label = f"σ={sigma:g}" if len({m["pe_init_scale"] for m in models}) > 1 else "fixed"
+      label = (f"σ={sigma:g}" if len({m["pe_init_scale"] for m in models}) > 1
+               else "mean over seeds")
       color = ("tab:blue", "tab:orange", "tab:green")[i % 3]
       ax.plot(ns, mean, marker="o", ms=2, color=color, label=label)
       ax.fill_between(ns, [s["lo"] for s in per_n], [s["hi"] for s in per_n], color=color,

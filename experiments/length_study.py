@@ -19,6 +19,11 @@ Rows (3 seeds each, 0–2):
     sequence length, a range longer than any test length as Ruoss et al. ask) of the learned table
     (σ = 0.1 and 2), RoPE and the sinusoid; evaluation reads the true positions.
 
+Randomized rows' own budget: where ``experiments.length_budget_randomized`` found one (its rule
+was written before its probes ran), every randomized row and its base row run again at it (rows
+``randomized_budget/…``), so the pairs compare models trained equally long; Ruoss et al.'s verdict
+and the init scale are then given at both budgets, side by side.
+
 Verdicts (``experiments.rules.length_literature``, written before the runs; ``rules.length`` for
 fit and the init scale): a row that does not fit its training lengths (seen exact match, mean over
 seeds, < 0.95) gets no verdict; Kazemnejad et al.'s ranking by mean reciprocal rank over the
@@ -28,48 +33,24 @@ learned table on unseen lengths, plain and randomized.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 from experiments.framework import records, stats
 from experiments.framework.runner import Job
 from experiments.framework.study import Study, interval
-from experiments import length_budget, length_curves
+from experiments import length_budget_randomized as randomized_budget
+from experiments import length_curves
+from experiments.length_budget import budgets
+from experiments.length_budget_randomized import RANDOMIZED_RANGE, randomized_positions
 from experiments.rules import length as length_rules
 from experiments.rules import length_literature as lit
-from learnpe_jax.tasks.lengthgen.generate import PROBLEMS, sequence_length
+
 
 SEEDS = (0, 1, 2)
 SIGMAS = (0.1, 2.0)
-MAX_TRAIN_LENGTH = 8
-RANDOMIZED_RANGE = 4
 RANDOMIZED_BASES = ("learned", "rope", "sinusoidal_1d")
-CHUNK = 100
-
-
-def budgets(path: str | None = None) -> dict[str, dict]:
-  """{problem: {"steps", "learning_rate", "model", "fits"}} from the budget probe's table: the
-  first tier that fits, else, once every tier has been probed, the last at its full budget;
-  problems still waiting for a probe absent."""
-  path = path or os.path.join(length_budget.STUDY.dir, "table.json")
-  if not os.path.exists(path):
-    return {}
-  with open(path) as f:
-    table = json.load(f)
-  out = {}
-  for problem in PROBLEMS:
-    tiers = [table[k] for k in sorted(table) if k.startswith(f"{problem}/")]
-    if not tiers:
-      continue
-    fit = next((t for t in tiers if t["fits"]), None)
-    if fit is None and len(tiers) < len(length_budget.TIERS):
-      continue  # the next tier has not been probed yet
-    chosen = fit or tiers[-1]
-    steps = fit["steps"] if fit else length_budget.MAX_STEPS
-    out[problem] = {"steps": -(-steps // CHUNK) * CHUNK, "learning_rate": chosen["learning_rate"],
-                    "model": chosen["model"], "fits": bool(fit), "tier": chosen["tier"]}
-  return out
+ARM = "randomized_budget"  # rows at the randomized rows' own budget
 
 
 def _row(problem: str, name: str, pe: str, budget: dict, randomized: bool = False) -> Job:
@@ -78,21 +59,27 @@ def _row(problem: str, name: str, pe: str, budget: dict, randomized: bool = Fals
                "train.num_steps": budget["steps"], "train.eval_every": budget["steps"],
                "optim.learning_rate": budget["learning_rate"]} | budget["model"]
   if randomized:
-    tokens = sequence_length(problem, 2 * MAX_TRAIN_LENGTH) - 1
-    overrides["model.randomized_positions"] = RANDOMIZED_RANGE * tokens
+    overrides["model.randomized_positions"] = randomized_positions(problem)
   return Job(name=f"{problem}/{name}", config=f"configs/length1d.py:pe={pe}",
              overrides=tuple(overrides.items()))
 
 
-def jobs(budget_table: dict | None = None) -> tuple[Job, ...]:
-  """Every row of every problem with a budget (module docstring)."""
+def jobs(budget_table: dict | None = None, randomized_table: dict | None = None
+         ) -> tuple[Job, ...]:
+  """Every row of every problem with a budget, and, where the randomized rows have a budget of
+  their own, each randomized row and its base row again at that budget (module docstring)."""
   table = budgets() if budget_table is None else budget_table
+  own = randomized_budget.budgets() if randomized_table is None else randomized_table
   out = []
   for problem, b in table.items():
     for pe in (*lit.KAZEMNEJAD_ORDER, "learned"):
       out.append(_row(problem, pe, pe, b))
     for pe in RANDOMIZED_BASES:
       out.append(_row(problem, f"randomized_{pe}", pe, b, randomized=True))
+    if problem in own:
+      for pe in RANDOMIZED_BASES:
+        out.append(_row(problem, f"{ARM}/{pe}", pe, own[problem]))
+        out.append(_row(problem, f"{ARM}/randomized_{pe}", pe, own[problem], randomized=True))
   return tuple(out)
 
 
@@ -120,22 +107,29 @@ def row_records(models: list[dict], problem: str) -> dict[str, dict]:
 
 
 def verdicts(by_problem: dict[str, dict[str, dict]]) -> dict:
-  """Every verdict of the module docstring from ``row_records`` of each problem."""
+  """Every verdict of the module docstring from ``row_records`` of each problem; Ruoss et al.'s
+  and the init scale's once at the base budget and once at the randomized rows' own budget."""
   kaz = {p: {pe: recs[pe] for pe in lit.KAZEMNEJAD_ORDER if pe in recs}
          for p, recs in by_problem.items()}
-  pairs, init = {}, {}
-  for p, recs in by_problem.items():
-    for base in RANDOMIZED_BASES:
-      labels = ([f"{base} σ={s:g}" for s in SIGMAS] if base == "learned" else [base])
-      for label in labels:
-        if label in recs and f"randomized_{label}" in recs:
-          pairs[f"{p}: {label}"] = lit.randomized_vs_base(recs[label], recs[f"randomized_{label}"])
-    for row in ("learned", "randomized_learned"):
-      small, large = (recs.get(f"{row} σ={s:g}") for s in SIGMAS)
-      if small and large:
-        init[f"{p}: {row}"] = length_rules.init_scale(small, large)
-  return {"kazemnejad": lit.mrr_ranking_by_seed(kaz), "ruoss_pairs": pairs,
-          "ruoss": lit.ruoss_verdict(pairs), "init_scale": init}
+  out = {"kazemnejad": lit.mrr_ranking_by_seed(kaz)}
+  for arm, prefix in (("", ""), (f"_{ARM}", f"{ARM}/")):
+    pairs, init = {}, {}
+    for p, recs in by_problem.items():
+      for base in RANDOMIZED_BASES:
+        labels = ([f"{base} σ={s:g}" for s in SIGMAS] if base == "learned" else [base])
+        for label in labels:
+          plain, rand = recs.get(prefix + label), recs.get(f"{prefix}randomized_{label}")
+          if plain and rand:
+            pairs[f"{p}: {label}"] = lit.randomized_vs_base(plain, rand)
+      for row in ("learned", "randomized_learned"):
+        small, large = (recs.get(f"{prefix}{row} σ={s:g}") for s in SIGMAS)
+        if small and large:
+          init[f"{p}: {row}"] = length_rules.init_scale(small, large)
+    if arm and not (pairs or init):
+      continue
+    out |= {f"ruoss_pairs{arm}": pairs, f"ruoss{arm}": lit.ruoss_verdict(pairs),
+            f"init_scale{arm}": init}
+  return out
 
 
 def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table: dict) -> str:
@@ -150,12 +144,19 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
               f"Budget: {b['steps']:,} steps, lr {b['learning_rate']:g}, tier {b['tier']} "
               f"({'fits' if b['fits'] else 'no probed tier fits: the last tier in full'}).", "",
               "| row | seen | unseen | fits | minutes per job |", "|---|---|---|---|---|"]
+    own = randomized_budget.budgets().get(problem)
+    if own:
+      lines[-2:-2] = [f"Randomized rows' own budget (`experiments.length_budget_randomized`): "
+                      f"{own['steps']:,} steps, lr {own['learning_rate']:g}; the rows "
+                      f"`{ARM}/…` ran at it, each randomized row with its base row.", ""]
     for label, r in recs.items():
       fits = "yes" if length_rules.fits(r) else "**did not fit: no verdict**"
       minutes = f"{r['minutes']:.1f}" if r.get("minutes") else "—"
       lines.append(f"| {label} | {interval(r['seen'])} | {interval(r['score'])} | {fits} | "
                    f"{minutes} |")
     lines += ["", f"![{problem}]({problem}.png)", ""]
+    if own and any(label.startswith(f"{ARM}/") for label in recs):
+      lines += [f"![{problem} at the randomized rows' budget]({problem}_{ARM}.png)", ""]
   k = judged["kazemnejad"]["mean"]
   lines += ["## Kazemnejad et al.'s ranking", "",
             f"**{k['verdict']}**" + (f": Spearman ρ {k['rho']:+.2f} against their order (exact "
@@ -180,18 +181,23 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
   if k.get("skipped"):
     lines += ["Problems that do not count: " + "; ".join(f"{p} ({why})" for p, why in
                                                          k["skipped"].items()), ""]
-  r = judged["ruoss"]
-  lines += ["## Randomized positions against their base PE (Ruoss et al.)", "",
-            f"**{r['verdict']}** ({r['judged']} pair(s) judged).", "",
-            "| problem: base | base unseen | randomized unseen | lead | p (randomized better) | "
-            "detectable | outcome |", "|---|---|---|---|---|---|---|"]
-  for label, v in judged["ruoss_pairs"].items():
-    lines.append(f"| {label} | {v['base']:.3f} | {v['randomized']:.3f} | {v['lead']:+.3f} | "
-                 f"{v['p_randomized_better']:.3g} | {v['detectable']:.3f} | {v['outcome']} |")
-  lines += ["", "## The init scale on unseen lengths (learned table, σ 0.1 against 2)", "",
-            "| problem: row | verdict | p | detectable |", "|---|---|---|---|"]
-  for label, v in judged["init_scale"].items():
-    lines.append(f"| {label} | {v['verdict']} | {v['p']:.3g} | {v['detectable']:.3f} |")
+  for arm, title in (("", "at the base budget"),
+                     (f"_{ARM}", "at the randomized rows' own budget (base rows trained as long)")):
+    if f"ruoss{arm}" not in judged:
+      continue
+    r = judged[f"ruoss{arm}"]
+    lines += [f"## Randomized positions against their base PE (Ruoss et al.), {title}", "",
+              f"**{r['verdict']}** ({r['judged']} pair(s) judged).", "",
+              "| problem: base | base unseen | randomized unseen | lead | p (randomized better) | "
+              "detectable | outcome |", "|---|---|---|---|---|---|---|"]
+    for label, v in judged[f"ruoss_pairs{arm}"].items():
+      lines.append(f"| {label} | {v['base']:.3f} | {v['randomized']:.3f} | {v['lead']:+.3f} | "
+                   f"{v['p_randomized_better']:.3g} | {v['detectable']:.3f} | {v['outcome']} |")
+    lines += ["", f"## The init scale on unseen lengths (learned table, σ 0.1 against 2), {title}",
+              "", "| problem: row | verdict | p | detectable |", "|---|---|---|---|"]
+    for label, v in judged[f"init_scale{arm}"].items():
+      lines.append(f"| {label} | {v['verdict']} | {v['p']:.3g} | {v['detectable']:.3f} |")
+    lines.append("")
   return "\n".join(lines) + "\n"
 
 
@@ -204,8 +210,11 @@ def tabulate(root: str) -> str:
   for problem in by_problem:
     by_row = {job.name.split("/", 1)[1]: records.of_job(models, job) for job in STUDY.jobs
               if job.name.startswith(f"{problem}/")}
-    length_curves.curves_figure(problem, by_row, os.path.join(STUDY.dir, f"{problem}.png"),
-                                command=f"python -m experiments.length_study ({problem})")
+    for name, prefix in ((problem, ""), (f"{problem}_{ARM}", f"{ARM}/")):
+      rows = {r.removeprefix(prefix): ms for r, ms in by_row.items()
+              if r.startswith(prefix) and (prefix or not r.startswith(f"{ARM}/"))}
+      length_curves.curves_figure(problem, rows, os.path.join(STUDY.dir, f"{name}.png"),
+                                  command=f"python -m experiments.length_study ({name})")
   return STUDY.publish(markdown(by_problem, judged, table),
                        {"budgets": table, "rows": by_problem, "verdicts": judged}, splice=False)
 

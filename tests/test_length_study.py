@@ -37,7 +37,7 @@ def test_the_budget_is_the_first_tier_that_fits_else_the_last_in_full(tmp_path):
 def test_the_rows_of_a_problem():
   budget = {"steps": 2500, "learning_rate": 1e-3, "model": length_budget.TIERS[2], "fits": True,
             "tier": 2}
-  jobs = {j.name: dict(j.overrides) for j in ls.jobs({"sorting": budget})}
+  jobs = {j.name: dict(j.overrides) for j in ls.jobs({"sorting": budget}, {})}
   assert sorted(jobs) == sorted(f"sorting/{r}" for r in (
       *lit.KAZEMNEJAD_ORDER, "learned", *(f"randomized_{b}" for b in ls.RANDOMIZED_BASES)))
   assert jobs["sorting/learned"]["sweep.pe_init_scale"] == ls.SIGMAS
@@ -46,6 +46,24 @@ def test_the_rows_of_a_problem():
   assert jobs["sorting/randomized_rope"]["model.randomized_positions"] == 4 * 32
   assert "model.randomized_positions" not in jobs["sorting/rope"]
   assert all(o["train.num_steps"] == 2500 and o["model.width"] == 128 for o in jobs.values())
+
+
+def test_a_randomized_budget_adds_each_randomized_row_and_its_base_at_that_budget():
+  base = {"steps": 2500, "learning_rate": 1e-3, "model": length_budget.TIERS[1], "fits": True,
+          "tier": 1}
+  own = dict(base, steps=9000, learning_rate=3e-3)
+  jobs = {j.name: dict(j.overrides) for j in ls.jobs({"lego": base}, {"lego": own})}
+  arm = {n.removeprefix(f"lego/{ls.ARM}/"): o for n, o in jobs.items() if f"/{ls.ARM}/" in n}
+  assert sorted(arm) == sorted([*ls.RANDOMIZED_BASES,
+                                *(f"randomized_{b}" for b in ls.RANDOMIZED_BASES)])
+  for o in arm.values():
+    assert (o["train.num_steps"], o["optim.learning_rate"]) == (9000, 3e-3)
+  assert arm["learned"]["sweep.pe_init_scale"] == ls.SIGMAS
+  assert "model.randomized_positions" not in arm["rope"]
+  assert (arm["randomized_rope"]["model.randomized_positions"]
+          == jobs["lego/randomized_rope"]["model.randomized_positions"])
+  assert jobs["lego/rope"]["train.num_steps"] == 2500  # the base rows stay at the base budget
+  assert not any(ls.ARM in j.name for j in ls.jobs({"lego": base}, {}))
 
 
 def _rec(row, sigma, unseen, seen=1.0):
@@ -81,6 +99,26 @@ def test_the_verdicts_read_the_rows_they_name():
   text = ls.markdown({"copy": recs}, one, {"copy": budget})
   assert "described, not judged" in text and "| none | 1 | 1.000 |" in text
   assert "| sinusoidal_1d | 5 | 0.200 |" in text
+  assert "ruoss_randomized_budget" not in judged and "own budget" not in text
+
+
+def test_the_verdicts_at_the_randomized_budget_sit_beside_those_at_the_base_budget():
+  did_not_fit = {"rope": _rec("rope", 1.0, [0.1, 0.1, 0.1]),
+                 "randomized_rope": _rec("randomized_rope", 1.0, [0.2, 0.2, 0.2], seen=0.5)}
+  arm = {f"{ls.ARM}/rope": _rec(f"{ls.ARM}/rope", 1.0, [0.1, 0.12, 0.11]),
+         f"{ls.ARM}/randomized_rope": _rec(f"{ls.ARM}/randomized_rope", 1.0, [0.5, 0.6, 0.55]),
+         f"{ls.ARM}/randomized_learned σ=0.1": _rec("x", 0.1, [0.5, 0.6, 0.55]),
+         f"{ls.ARM}/randomized_learned σ=2": _rec("x", 2.0, [0.2, 0.25, 0.22])}
+  judged = ls.verdicts({"lego": did_not_fit | arm})
+  assert judged["ruoss_pairs"]["lego: rope"]["outcome"] == "did not fit: no verdict"
+  assert judged[f"ruoss_pairs_{ls.ARM}"]["lego: rope"]["outcome"] == "randomized better"
+  assert list(judged[f"ruoss_pairs_{ls.ARM}"]) == ["lego: rope"]
+  assert judged[f"init_scale_{ls.ARM}"]["lego: randomized_learned"]["verdict"] == "small σ better"
+  assert judged["init_scale"] == {}
+  text = ls.markdown({"lego": did_not_fit | arm}, judged,
+                     {"lego": {"steps": 100, "learning_rate": 1e-3, "tier": 1, "fits": True}})
+  assert text.count("## Randomized positions against their base PE") == 2
+  assert "own budget (base rows trained as long)" in text
 
 
 def test_the_field_scale_script_builds_valid_jobs_and_costs_them():

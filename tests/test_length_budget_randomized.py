@@ -1,0 +1,48 @@
+"""The randomized rows' budget probe (``experiments.length_budget_randomized``): its jobs follow the
+base budget's tier, draw positions from a range longer than any test input, and its rule is the base
+probe's rule over the randomized RoPE and sinusoid."""
+
+import json
+
+from experiments import length_budget, length_budget_randomized as rb
+from learnpe_jax.tasks.lengthgen.generate import sequence_length
+
+
+def _rows(problem, tier, curves_by_pe):
+  rows = []
+  for pe, by_lr in curves_by_pe.items():
+    for lr, scores in by_lr.items():
+      for i, score in enumerate(scores):
+        levels = {f"n={n}": score if n <= 8 else 0.0 for n in range(1, 17)}
+        rows.append({"job": rb.job(problem, pe, tier).name, "step": (i + 1) * length_budget.EVERY,
+                     "learning_rate": lr, "test_accuracy_by_level": levels})
+  return rows
+
+
+def test_the_probes_follow_the_base_budget_and_randomize_over_a_longer_range():
+  base = {"lego": {"tier": 2}, "copy": {"tier": 1}}
+  jobs = {j.name: dict(j.overrides) for j in rb.jobs(base)}
+  assert sorted(jobs) == sorted(f"{p}_randomized_{pe}" for p in base for pe in rb.PES)
+  lego = jobs["lego_randomized_rope"]
+  assert lego["model.width"] == length_budget.TIERS[2]["model.width"]
+  assert lego["train.num_steps"] == rb.MAX_STEPS > length_budget.MAX_STEPS
+  assert lego["sweep.learning_rate"] == length_budget.LEARNING_RATES
+  longest_input = sequence_length("lego", rb.MAX_TEST_LENGTH) - 1
+  assert lego["model.randomized_positions"] == rb.RANDOMIZED_RANGE * longest_input > longest_input
+  for job in rb.jobs(base):
+    job.build_config()  # every override names a real config field
+
+
+def test_the_rule_is_the_base_rule_over_the_two_randomized_probes(tmp_path):
+  curves = {"rope": {1e-3: [0.5, 0.97, 0.98], 3e-3: [0.2, 0.3, 0.4]},
+            "sinusoidal_1d": {1e-3: [0.3, 0.6, 0.96], 3e-3: [0.1, 0.2, 0.3]}}
+  b = rb.budget(_rows("lego", 1, curves), "lego", 1)
+  assert b["fits"] and b["steps"] == 3 * length_budget.EVERY and b["learning_rate"] == 1e-3
+  assert rb.budget(_rows("lego", 1, {"rope": curves["rope"]}), "lego", 1) is None
+  unfit = dict(curves, sinusoidal_1d={1e-3: [0.3, 0.6, 0.9]})
+  assert not rb.budget(_rows("lego", 1, unfit), "lego", 1)["fits"]
+  path = tmp_path / "table.json"
+  path.write_text(json.dumps({"lego": b, "copy": dict(b, fits=False, steps=None)}))
+  own = rb.budgets(str(path))
+  assert list(own) == ["lego"] and own["lego"]["steps"] == 1500
+  assert rb.budgets(str(tmp_path / "missing.json")) == {}
