@@ -97,6 +97,27 @@ def test_pe_fields_are_checked_where_the_model_is_built():
     config_validation.validate(config)
 
 
+def test_a_hand_built_config_missing_a_field_gets_a_config_error_naming_it():
+  """A config built by hand before a field existed fails with one ConfigError line naming the
+  field (its block included), not ml_collections' AttributeError; other errors pass through."""
+  import ml_collections
+  from learnpe_jax.training import config_validation
+  for block, field in (("model", "randomized_positions"), ("model", "eval_rope_scaling"),
+                       ("train", "batch_size"), ("sweep", "seeds")):
+    config = grid2d.get_config("smoke")
+    values = config[block].to_dict()
+    del values[field]
+    with config.unlocked():
+      config[block] = ml_collections.ConfigDict(values)
+    with pytest.raises(ConfigError, match=rf"^config\.{block}\.{field}=<missing> is not allowed: "
+                       "a value: every field"):
+      config_validation.validate(config)
+  config = grid2d.get_config("smoke")
+  config.model.pe_placement = "nowhere"
+  with pytest.raises(ConfigError, match="model.pe_placement"):
+    config_validation.validate(config)
+
+
 @pytest.mark.e2e
 def test_pe_name_flag_and_pe_variant_give_the_same_run(tmp_path, data_dir):
   """``:pe=rope`` and ``--config.model.pe.name=rope`` (on the learned config): the same config.json

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
+import re
 
 import jax
+import ml_collections
 
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.baselines import MODEL_KINDS, check_baseline
@@ -34,6 +38,53 @@ def _positive(field, value, integer=False, allow_zero=False):
     raise ConfigError(field, value, f"{kind} {'≥ 0' if allow_zero else '> 0'}")
 
 
+class _Missing:
+  def __repr__(self) -> str:
+    return "<missing>"
+
+
+def _block_path(config, target, prefix: str = "") -> str | None:
+  """The dotted path of the ConfigDict ``target`` inside ``config`` ('' for config itself)."""
+  if target is config:
+    return prefix.rstrip(".")
+  for key, value in config.items():
+    if isinstance(value, ml_collections.ConfigDict):
+      found = _block_path(value, target, f"{prefix}{key}.")
+      if found is not None:
+        return found
+  return None
+
+
+def _missing_fields_are_config_errors(check):
+  """A hand-built config that lacks a field the checks read (e.g. one written before
+  ``model.randomized_positions`` existed) gets a ConfigError naming that field, not an
+  AttributeError from ml_collections."""
+  @functools.wraps(check)
+  def wrapped(config, *args):
+    try:
+      return check(config, *args)
+    except (AttributeError, KeyError) as e:
+      tb, owner = e.__traceback__, None
+      while tb is not None:  # the ConfigDict whose lookup failed is the innermost `self`
+        candidate = tb.tb_frame.f_locals.get("self")
+        if isinstance(candidate, ml_collections.ConfigDict):
+          owner = candidate
+        tb = tb.tb_next
+      path = None if owner is None else _block_path(config, owner)
+      if path is None:
+        raise
+      # ml_collections' message: "'key'", perhaps with a did-you-mean line after it
+      key = re.search(r"'(\w+)'", str(e.args[0]) if e.args else "")
+      if key is None:
+        raise
+      key = key.group(1)
+      raise ConfigError(f"{path}.{key}" if path else key, _Missing(),
+                        "a value: every field of the task's config file is needed (a config "
+                        "built by hand takes the defaults from configs/common.py)") from None
+  return wrapped
+
+
+@_missing_fields_are_config_errors
 def validate(config) -> None:
   """Static checks of ``config`` (those that need no data)."""
   m, t, s = config.model, config.train, config.sweep
@@ -145,6 +196,7 @@ def validate(config) -> None:
   validate_data(config)
 
 
+@_missing_fields_are_config_errors
 def validate_with_task(config, task) -> None:
   """Checks that need the task: coordinates, sizes."""
   spec = get_spec(config.model.pe.name)
