@@ -143,6 +143,21 @@ def budgets(path: str | None = None) -> dict[str, dict]:
   return out
 
 
+def cost(models: list[dict], job_names: list[str]) -> tuple[float, float]:
+  """(minutes per job, model-steps/s), means over the probe jobs ``job_names`` (nan if none)."""
+  timing = [m for m in models if m["job"] in job_names]
+  if not timing:
+    return float("nan"), float("nan")
+  return (float(np.mean([m["wall_s"] / 60 for m in timing])),
+          float(np.mean([m["model_steps_per_s"] for m in timing])))
+
+
+def findings(study: Study) -> list[str]:
+  """The study's hand-written notes on its runs (``findings.md`` beside its table), if any."""
+  path = os.path.join(study.dir, "findings.md")
+  return ["", open(path).read().strip()] if os.path.exists(path) else []
+
+
 def tabulate(root: str) -> str:
   models = STUDY.records(root)
   rows = STUDY.curves(root, CURVE_FIELDS)
@@ -158,18 +173,13 @@ def tabulate(root: str) -> str:
       b = budget(rows, problem, tier)
       if b is None:
         continue
-      jobs = [job(problem, pe, tier).name for pe in PES]
-      timing = [m for m in models if m["job"] in jobs]
-      minutes = np.mean([m["wall_s"] / 60 for m in timing]) if timing else float("nan")
-      speed = np.mean([m["model_steps_per_s"] for m in timing]) if timing else float("nan")
+      minutes, speed = cost(models, [job(problem, pe, tier).name for pe in PES])
       table[f"{problem}/tier{tier}"] = dict(b, minutes_per_job=minutes, model_steps_per_s=speed)
       lines.append(f"| {problem} | {tier} | {'yes' if b['fits'] else 'no'} | "
                    f"{b['steps'] if b['fits'] else '—'} | {b['learning_rate']:g} | "
                    f"{b['seen_at_last_step']['none']:.3f} | {b['seen_at_last_step']['rope']:.3f} | "
                    f"{minutes:.1f} | {speed:.1f} |")
-  findings = os.path.join(STUDY.dir, "findings.md")  # notes written by hand after the runs
-  if os.path.exists(findings):
-    lines += ["", open(findings).read().strip()]
+  lines += findings(STUDY)
   text = "\n".join(lines) + "\n"
   STUDY.publish(text, table, splice=False)
   return text

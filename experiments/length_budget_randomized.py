@@ -37,8 +37,6 @@ import json
 import os
 import sys
 
-import numpy as np
-
 from experiments import length_budget
 from experiments.framework.runner import Job
 from experiments.framework.study import Study
@@ -112,19 +110,14 @@ def tabulate(root: str) -> str:
     b = budget(rows, problem, base["tier"])
     if b is None:
       continue
-    names = [job(problem, pe, base["tier"]).name for pe in PES]
-    timing = [m for m in models if m["job"] in names]
-    minutes = np.mean([m["wall_s"] / 60 for m in timing]) if timing else float("nan")
-    speed = np.mean([m["model_steps_per_s"] for m in timing]) if timing else float("nan")
+    minutes, speed = length_budget.cost(models, [job(problem, pe, base["tier"]).name for pe in PES])
     table[problem] = dict(b, minutes_per_job=minutes, model_steps_per_s=speed)
     seen = b["seen_at_last_step"]
     lines.append(f"| {problem} | {base['tier']} | {'yes' if b['fits'] else 'no'} | "
                  f"{b['steps'] if b['fits'] else '—'} | {b['learning_rate']:g} | "
                  f"{seen['rope']:.3f} | {seen['sinusoidal_1d']:.3f} | {minutes:.1f} | "
                  f"{speed:.1f} |")
-  findings = os.path.join(STUDY.dir, "findings.md")  # notes written by hand after the runs
-  if os.path.exists(findings):
-    lines += ["", open(findings).read().strip()]
+  lines += length_budget.findings(STUDY)
   text = "\n".join(lines) + "\n"
   STUDY.publish(text, table, splice=False)
   return text
