@@ -103,9 +103,14 @@ def test_the_docs_words_hold_on_the_kept_records():
   at4 = [mean(label, 4) for label in ("rope+yarn", "rope+ntk", "rope+linear", "rope")]
   assert at4 == sorted(at4) and len(set(at4)) == 4
   assert all(tx.slope(by_row[f"rope+{e}"], e)["word"] == "rises" for e in tx.EXTENSIONS)
+  with_pe = [label for label in by_row if label != "none" and "+" not in label]
+  assert mean("none", 1) > max(mean(label, 1) for label in with_pe)
+  nope_rise = stats.over_seeds(tx.bits(m, 8) - tx.bits(m, 1) for m in by_row["none"])
+  assert nope_rise["lo"] > 0 and nope_rise["mean"] < min(rises.values())
   from experiments import REPO
   with open(f"{REPO}/docs/length_generalisation.md") as f:
     doc = " ".join(f.read().split())
+  assert "its bits per byte at 1× L are above every row that has a PE" in doc
   assert "Press et al.'s order at 4× L disagrees, on its first pair only" in doc
   assert "YaRN < NTK-aware scaling < position interpolation < plain RoPE" in doc
   with open(f"{REPO}/README.md") as f:
