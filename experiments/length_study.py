@@ -198,7 +198,7 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
     for label, v in judged[f"init_scale{arm}"].items():
       lines.append(f"| {label} | {v['verdict']} | {v['p']:.3g} | {v['detectable']:.3f} |")
     lines.append("")
-  return "\n".join(lines) + "\n"
+  return "\n".join(lines).rstrip() + "\n"
 
 
 def tabulate(root: str) -> str:
