@@ -112,9 +112,15 @@ def test_the_docs_words_hold_on_the_kept_records():
   assert init["verdict"] == "small σ better" and init["p"] < 0.001
   assert abs(init["large"] - mean("none", 1)) < 0.05  # "close to no PE at all"
   assert all(not math.isfinite(tx.bits(m, 2)) for m in by_row["learned σ=0.1"])  # no rows past L
+  assert tx.slope(by_row["kerple"])["word"] == "falls"
+  assert all(mean("kerple", k) < mean("alibi", k) for k in tx.MULTIPLES)
+  assert tx.slope(by_row["fire"])["word"] == "rises"
+  assert tx.slope(by_row["xpos"])["word"] == "rises"
+  assert mean("xpos", 8) - mean("xpos", 1) < rises["rope"]
   from experiments import REPO
   with open(f"{REPO}/docs/length_generalisation.md") as f:
     doc = " ".join(f.read().split())
+  assert "scores below ALiBi at every length in the mean over seeds; FIRE, like T5's bias" in doc
   assert "its bits per byte at 1× L are above every row that has a PE (the learned table at σ 2 comes close)" in doc
   assert "test over 3 seeds each gives p < 0.001); the σ-2 table is close to no PE at all" in doc
   assert "Press et al.'s order at 4× L disagrees, on its first pair only" in doc
