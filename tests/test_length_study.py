@@ -184,9 +184,23 @@ def test_the_docs_words_hold_on_the_kept_tables():
                 "stay below 0.8 seen exact match in every seed", "Randomized positions do not fit LEGO's training "
                 "lengths at that budget", "at σ 2 not in every seed"):
     assert words in doc, words
+  sorting = {pe: study["rows"]["sorting"][pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER}
+  assert sorted(sorting, key=sorting.get, reverse=True) == [
+      "none", "alibi", "t5_bias", "rope", "sinusoidal_1d"]  # "T5's bias and ALiBi swapped"
+  assert sorting["sinusoidal_1d"] < 0.05  # "near 0"
+  kaz = study["verdicts"]["kazemnejad"]
+  assert kaz["mean"]["verdict"] == "partly" and kaz["mean"]["rho"] > 0 and kaz["mean"]["p"] > 0.05
+  assert sorted(kaz["mean"]["counted"]) == ["lego", "sorting"]
+  assert set(kaz["by_seed"].values()) == {"partly"}
+  for words in ("On sorting the PEs do extrapolate, in nearly Kazemnejad et al.'s order",
+                "Kazemnejad et al.'s ranking over LEGO and sorting: \"partly\"",
+                "the verdict is \"partly\" in each seed alone too"):
+    assert words in doc, words
   with open(f"{REPO}/README.md") as f:
     readme = " ".join(f.read().split())
   assert ("Of the problems probed so far the CPU model fits LEGO and sorting; on LEGO no PE "
-          "extrapolates (every row's unseen exact match is below 0.1)") in readme
+          "extrapolates (every row's unseen exact match is below 0.1), on sorting NoPE "
+          "extrapolates best and the sinusoid not at all, and Kazemnejad et al.'s ranking over the "
+          "two holds only partly (a positive rank correlation, p above 0.05)") in readme
   fitted = sorted(k.split("/")[0] for k, b in probe.items() if b["fits"])
   assert fitted == ["lego", "sorting"], fitted  # a newly fitted problem: update the README's words
