@@ -196,6 +196,14 @@ def test_the_docs_words_hold_on_the_kept_tables():
                 "Kazemnejad et al.'s ranking over LEGO and sorting: \"partly\"",
                 "the verdict is \"partly\" in each seed alone too"):
     assert words in doc, words
+  pair = study["verdicts"]["ruoss_pairs"]["sorting: rope"]
+  assert pair["outcome"] == "no difference detected" and pair["p_randomized_better"] > 0.05
+  assert pair["randomized"] > pair["base"] and pair["detectable"] > pair["lead"] > 0
+  assert study["verdicts"]["ruoss"] == {"verdict": "inconclusive", "judged": 1,
+                                        "counts": {"randomized better": 0, "base better": 0}}
+  assert study["verdicts"]["ruoss_pairs"]["sorting: sinusoidal_1d"]["outcome"].startswith(
+      "did not fit")
+  assert "On sorting, randomized RoPE fits at the base budget, and its lead over RoPE is not detected" in doc
   with open(f"{REPO}/README.md") as f:
     readme = " ".join(f.read().split())
   assert ("Of the problems probed so far the CPU model fits LEGO and sorting; on LEGO no PE "
