@@ -6,6 +6,7 @@ import json
 
 from experiments import length_budget, length_study as ls
 from experiments.framework import records, stats
+from experiments.rules import length as length_rules
 from experiments.rules import length_literature as lit
 
 
@@ -184,7 +185,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
                 "stay below 0.8 seen exact match in every seed", "Randomized positions do not fit LEGO's training "
                 "lengths at that budget", "at σ 2 not in every seed"):
     assert words in doc, words
-  sorting = {pe: study["rows"]["sorting"][pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER}
+  rows_s = study["rows"]["sorting"]
+  sorting = {pe: rows_s[pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER}
   assert sorted(sorting, key=sorting.get, reverse=True) == [
       "none", "alibi", "t5_bias", "rope", "sinusoidal_1d"]  # "T5's bias and ALiBi swapped"
   assert sorting["sinusoidal_1d"] < 0.05  # "near 0"
@@ -199,8 +201,18 @@ def test_the_docs_words_hold_on_the_kept_tables():
   pair = study["verdicts"]["ruoss_pairs"]["sorting: rope"]
   assert pair["outcome"] == "no difference detected" and pair["p_randomized_better"] > 0.05
   assert pair["randomized"] > pair["base"] and pair["detectable"] > pair["lead"] > 0
-  assert study["verdicts"]["ruoss"] == {"verdict": "inconclusive", "judged": 1,
-                                        "counts": {"randomized better": 0, "base better": 0}}
+  assert study["verdicts"]["ruoss"] == {"verdict": "inconclusive", "judged": 2,
+                                        "counts": {"randomized better": 1, "base better": 0}}
+  small = study["verdicts"]["ruoss_pairs"]["sorting: learned σ=0.1"]
+  assert small["outcome"] == "randomized better" and small["p_randomized_better"] < 0.05
+  assert all(rows_s[f"learned σ={s}"]["score"]["mean"] < 0.05 for s in ("0.1", "2"))
+  assert rows_s["randomized_learned σ=0.1"]["score"]["mean"] > 0.8  # "scores high"
+  assert length_rules.fits(rows_s["randomized_learned σ=0.1"])
+  assert not length_rules.fits(rows_s["randomized_learned σ=2"])
+  init = study["verdicts"]["init_scale"]
+  assert init["sorting: randomized_learned"]["verdict"].startswith("did not fit")
+  assert init["sorting: learned"]["verdict"] == "no difference detected"
+  assert "the randomized learned table at σ 0.1 extrapolates where the plain one cannot" in doc
   assert study["verdicts"]["ruoss_pairs"]["sorting: sinusoidal_1d"]["outcome"].startswith(
       "did not fit")
   assert "On sorting, randomized RoPE fits at the base budget, and its lead over RoPE is not detected" in doc
