@@ -31,7 +31,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from experiments import length_budget, length_study  # noqa: E402
+from experiments import length_budget, length_budget_randomized, length_study  # noqa: E402
 from experiments.framework import records, runner  # noqa: E402
 from learnpe_jax.tasks.lengthgen.generate import PROBLEMS, sequence_length, vocab_size  # noqa: E402
 
@@ -62,7 +62,7 @@ def jobs(problems) -> list[runner.Job]:
     overrides = dict(job.overrides)
     if "model.randomized_positions" in overrides:  # the range scales with the longer test length
       tokens = sequence_length(overrides["data.problem"], 2 * FIELD["data.max_train_length"]) - 1
-      overrides["model.randomized_positions"] = length_study.RANDOMIZED_RANGE * tokens
+      overrides["model.randomized_positions"] = length_budget_randomized.RANDOMIZED_RANGE * tokens
     overrides["train.eval_every"] = overrides["train.checkpoint_every"] = 5000
     out.append(runner.Job(name=job.name, config=job.config, overrides=tuple(overrides.items())))
   return out

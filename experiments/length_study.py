@@ -15,9 +15,10 @@ Rows (3 seeds each, 0–2):
   * Kazemnejad et al.'s five PEs (``rules.length_literature.KAZEMNEJAD_ORDER``): none, T5's bias,
     ALiBi, RoPE and the absolute sinusoid;
   * the learned table at σ = 0.1 and σ = 2 (T5's bias, also learnable, at its own scale σ = 1);
-  * randomized positions (``model.randomized_positions`` = ``RANDOMIZED_RANGE`` × the padded
-    sequence length, a range longer than any test length as Ruoss et al. ask) of the learned table
-    (σ = 0.1 and 2), RoPE and the sinusoid; evaluation reads the true positions.
+  * randomized positions (``model.randomized_positions`` from
+    ``length_budget_randomized.randomized_positions``: ``RANDOMIZED_RANGE`` × the input length at
+    the longest test length, a range longer than any test length as Ruoss et al. ask) of the
+    learned table (σ = 0.1 and 2), RoPE and the sinusoid; evaluation reads the true positions.
 
 Randomized rows' own budget: where ``experiments.length_budget_randomized`` found one (its rule
 was written before its probes ran), every randomized row and its base row run again at it (rows
@@ -42,7 +43,7 @@ from experiments.framework.study import Study, interval
 from experiments import length_budget_randomized as randomized_budget
 from experiments import length_curves
 from experiments.length_budget import budgets
-from experiments.length_budget_randomized import RANDOMIZED_RANGE, randomized_positions
+from experiments.length_budget_randomized import randomized_positions
 from experiments.rules import length as length_rules
 from experiments.rules import length_literature as lit
 

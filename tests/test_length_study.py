@@ -4,7 +4,7 @@ its rows, and the verdicts wired to the records (the rules themselves: test_leng
 import json
 
 
-from experiments import length_budget, length_study as ls
+from experiments import length_budget, length_budget_randomized as rb, length_study as ls
 from experiments.framework import records, stats
 from experiments.rules import length as length_rules
 from experiments.rules import length_literature as lit
@@ -137,7 +137,7 @@ def test_the_field_scale_script_builds_valid_jobs_and_costs_them():
     config_validation.validate(config)
     assert (config.model.width, config.model.depth, config.train.num_steps) == (768, 12, 40_000)
   randomized = dict(jobs[-1].overrides)["model.randomized_positions"]
-  assert randomized == ls.RANDOMIZED_RANGE * 41  # parity at n = 40: 42 tokens, inputs 41
+  assert randomized == rb.RANDOMIZED_RANGE * 41  # parity at n = 40: 42 tokens, inputs 41
   one = gpu.flops_per_step(64, 2, 32, 13, 64)
   assert gpu.flops_per_step(64, 2, 32, 13, 128) == 2 * one
   cost = gpu.estimate(jobs, accelerator_tflops=100.0)
