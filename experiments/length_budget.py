@@ -56,6 +56,11 @@ CHUNK = 100  # a budget is rounded up to whole chunks of the runner
 CURVE_FIELDS = ("step", "model", "seed", "learning_rate", "test_accuracy_by_level")
 
 
+def rounded(steps: int) -> int:
+  """``steps`` rounded up to whole ``CHUNK``s, the unit the runner trains and saves in."""
+  return -(-steps // CHUNK) * CHUNK
+
+
 def job(problem: str, pe: str, tier: int) -> Job:
   overrides = {"data.problem": problem, "sweep.learning_rate": LEARNING_RATES,
                "sweep.pe_init_scale": (1.0,), "sweep.seeds": (0,),
@@ -138,7 +143,7 @@ def budgets(path: str | None = None) -> dict[str, dict]:
       continue  # the next tier has not been probed yet
     chosen = fit or tiers[-1]
     steps = fit["steps"] if fit else MAX_STEPS
-    out[problem] = {"steps": -(-steps // CHUNK) * CHUNK, "learning_rate": chosen["learning_rate"],
+    out[problem] = {"steps": rounded(steps), "learning_rate": chosen["learning_rate"],
                     "model": chosen["model"], "fits": bool(fit), "tier": chosen["tier"]}
   return out
 

@@ -88,8 +88,7 @@ def budgets(path: str | None = None) -> dict[str, dict]:
     return {}
   with open(path) as f:
     table = json.load(f)
-  chunk = length_budget.CHUNK
-  return {p: {"steps": -(-b["steps"] // chunk) * chunk, "learning_rate": b["learning_rate"],
+  return {p: {"steps": length_budget.rounded(b["steps"]), "learning_rate": b["learning_rate"],
               "model": b["model"], "tier": b["tier"], "fits": True}
           for p, b in table.items() if b["fits"]}
 

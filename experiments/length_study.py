@@ -139,13 +139,14 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
            f"Command: `{cmd}` (rules in its docstring and `experiments/rules/length_literature.py`, "
            "written before the runs). Exact match over seeds, mean [95% interval]; seen: n ≤ 8, "
            "unseen: 8 < n ≤ 16. A row that does not fit (seen < 0.95) gets no verdict.", ""]
+  randomized_table = randomized_budget.budgets()
   for problem, recs in by_problem.items():
     b = budget_table[problem]
     lines += [f"## {problem}", "",
               f"Budget: {b['steps']:,} steps, lr {b['learning_rate']:g}, tier {b['tier']} "
               f"({'fits' if b['fits'] else 'no probed tier fits: the last tier in full'}).", "",
               "| row | seen | unseen | fits | minutes per job |", "|---|---|---|---|---|"]
-    own = randomized_budget.budgets().get(problem)
+    own = randomized_table.get(problem)
     if own:
       lines[-2:-2] = [f"Randomized rows' own budget (`experiments.length_budget_randomized`): "
                       f"{own['steps']:,} steps, lr {own['learning_rate']:g}; the rows "
