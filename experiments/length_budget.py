@@ -113,9 +113,27 @@ def budget_of_jobs(rows: list[dict], job_names: dict[str, str],
   problem_lr = max(lrs, key=lambda lr: np.mean([last[pe][lr] for pe in job_names]))
   fits_from = {pe: first_kept_fit(curves[pe][chosen[pe]]) for pe in job_names}
   steps = None if None in fits_from.values() else max(fits_from.values())
+  held = None if steps is None else min(
+      sum(step >= steps for step, _ in curves[pe][chosen[pe]]) for pe in job_names)
   return {"fits": steps is not None, "steps": steps, "learning_rate": problem_lr,
           "chosen_lr": chosen, "seen_at_last_step": {pe: last[pe][chosen[pe]] for pe in job_names},
-          "fits_from": fits_from}
+          "seen_at_problem_lr": {pe: last[pe][problem_lr] for pe in job_names},
+          "fits_from": fits_from, "evaluations_held": held}
+
+
+def seen_cell(b: dict, pe: str) -> str:
+  """A PE's seen score at the last step for its own lr, and, where the problem's lr (the one the
+  benchmark trains at) differs, its score there too: the probe ran one seed per lr."""
+  cell = f"{b['seen_at_last_step'][pe]:.3f}"
+  if b["chosen_lr"][pe] != b["learning_rate"]:
+    cell += f" (lr {b['chosen_lr'][pe]:g}; {b['seen_at_problem_lr'][pe]:.3f} at lr {b['learning_rate']:g})"
+  return cell
+
+
+def held_cell(b: dict) -> str:
+  """How many evaluations, from the budget to the last step, the fit was kept (both PEs): 1 means
+  the fit was reached only at the last evaluation, so 'keeps it' was not tested."""
+  return "—" if b.get("evaluations_held") is None else str(b["evaluations_held"])
 
 
 def budget(rows: list[dict], problem: str, tier: int, max_train_length: int = 8) -> dict | None:
@@ -170,8 +188,9 @@ def tabulate(root: str) -> str:
            "Command: `python -m experiments.length_budget` (rule in its docstring, written before "
            "the probes ran). Seen score: exact match on the worst training length (n ≤ 8), of the "
            "learning rate each PE chose on it.", "",
-           "| problem | tier | fits | budget (steps) | lr | NoPE seen | RoPE seen | "
-           "minutes per job | model-steps/s |", "|---|---|---|---|---|---|---|---|---|"]
+           "| problem | tier | fits | budget (steps) | evaluations the fit held | lr | NoPE seen | "
+           "RoPE seen | minutes per job | model-steps/s |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
   table = {}
   for problem in PROBLEMS:
     for tier in TIERS:
@@ -181,8 +200,8 @@ def tabulate(root: str) -> str:
       minutes, speed = cost(models, [job(problem, pe, tier).name for pe in PES])
       table[f"{problem}/tier{tier}"] = dict(b, minutes_per_job=minutes, model_steps_per_s=speed)
       lines.append(f"| {problem} | {tier} | {'yes' if b['fits'] else 'no'} | "
-                   f"{b['steps'] if b['fits'] else '—'} | {b['learning_rate']:g} | "
-                   f"{b['seen_at_last_step']['none']:.3f} | {b['seen_at_last_step']['rope']:.3f} | "
+                   f"{b['steps'] if b['fits'] else '—'} | {held_cell(b)} | "
+                   f"{b['learning_rate']:g} | {seen_cell(b, 'none')} | {seen_cell(b, 'rope')} | "
                    f"{minutes:.1f} | {speed:.1f} |")
   lines += findings(STUDY)
   text = "\n".join(lines) + "\n"

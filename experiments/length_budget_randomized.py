@@ -101,9 +101,9 @@ def tabulate(root: str) -> str:
            "written before the probes ran). Seen score: exact match on the worst training length "
            "(n ≤ 8), of the learning rate each PE chose on it; positions drawn from "
            f"{RANDOMIZED_RANGE}× the longest test input in training, the true ones at test.", "",
-           "| problem | tier | fits | budget (steps) | lr | randomized RoPE seen | "
-           "randomized sinusoid seen | minutes per job | model-steps/s |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| problem | tier | fits | budget (steps) | evaluations the fit held | lr | "
+           "randomized RoPE seen | randomized sinusoid seen | minutes per job | model-steps/s |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
   table = {}
   for problem, base in length_budget.budgets().items():
     b = budget(rows, problem, base["tier"])
@@ -111,11 +111,10 @@ def tabulate(root: str) -> str:
       continue
     minutes, speed = length_budget.cost(models, [job(problem, pe, base["tier"]).name for pe in PES])
     table[problem] = dict(b, minutes_per_job=minutes, model_steps_per_s=speed)
-    seen = b["seen_at_last_step"]
     lines.append(f"| {problem} | {base['tier']} | {'yes' if b['fits'] else 'no'} | "
-                 f"{b['steps'] if b['fits'] else '—'} | {b['learning_rate']:g} | "
-                 f"{seen['rope']:.3f} | {seen['sinusoidal_1d']:.3f} | {minutes:.1f} | "
-                 f"{speed:.1f} |")
+                 f"{b['steps'] if b['fits'] else '—'} | {length_budget.held_cell(b)} | "
+                 f"{b['learning_rate']:g} | {length_budget.seen_cell(b, 'rope')} | "
+                 f"{length_budget.seen_cell(b, 'sinusoidal_1d')} | {minutes:.1f} | {speed:.1f} |")
   lines += length_budget.findings(STUDY)
   text = "\n".join(lines) + "\n"
   STUDY.publish(text, table, splice=False)

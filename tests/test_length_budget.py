@@ -36,6 +36,23 @@ def test_a_dip_below_the_fit_restarts_the_count_and_an_unfit_pe_leaves_no_budget
   assert not b["fits"] and b["steps"] is None and b["fits_from"]["none"] is None
 
 
+def test_the_table_says_how_long_the_fit_held_and_the_score_at_the_problems_lr():
+  """A fit reached only at the last evaluation held for 1 evaluation ('keeps it' untested); a PE
+  whose own lr is not the problem's also shows its score at the lr the benchmark trains at."""
+  late = {"none": {1e-3: [0.5, 0.6, 0.96], 3e-3: [0.9, 0.9, 0.9]},
+          "rope": {1e-3: [0.9, 0.9, 0.7], 3e-3: [0.96, 0.97, 0.98]}}
+  b = lb.budget(_rows("copy", 1, late), "copy", 1)
+  assert b["steps"] == 3 * lb.EVERY and b["evaluations_held"] == 1 and lb.held_cell(b) == "1"
+  assert b["learning_rate"] == 3e-3  # mean 0.94 at 3e-3 against 0.83 at 1e-3
+  assert b["seen_at_problem_lr"] == {"none": 0.9, "rope": 0.98}
+  assert lb.seen_cell(b, "rope") == "0.980"
+  assert lb.seen_cell(b, "none") == "0.960 (lr 0.001; 0.900 at lr 0.003)"
+  early = {"none": {1e-3: [0.96, 0.97, 0.98]}, "rope": {1e-3: [0.5, 0.96, 0.99]}}
+  assert lb.budget(_rows("copy", 1, early), "copy", 1)["evaluations_held"] == 2
+  unfit = {"none": {1e-3: [0.5]}, "rope": {1e-3: [0.99]}}
+  assert lb.held_cell(lb.budget(_rows("copy", 1, unfit), "copy", 1)) == "—"
+
+
 def test_unseen_lengths_never_change_the_budget():
   curves = {"none": {1e-3: [0.5, 0.96]}, "rope": {1e-3: [0.96, 0.97]}}
   low, high = (lb.budget(_rows("sorting", 2, curves, unseen=u), "sorting", 2) for u in (0.0, 1.0))
