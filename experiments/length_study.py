@@ -29,7 +29,9 @@ Verdicts (``experiments.rules.length_literature``, written before the runs; ``ru
 fit and the init scale): a row that does not fit its training lengths (seen exact match, mean over
 seeds, < 0.95) gets no verdict; Kazemnejad et al.'s ranking by mean reciprocal rank over the
 problems where all five fit; randomized against its base PE, paired by seed; the init scale of the
-learned table on unseen lengths, plain and randomized.
+learned table on unseen lengths, plain and randomized. The same verdicts under the variants of
+``rules.length.VARIANTS`` (every seed fits; unseen ÷ seen), added after the randomized-budget rows
+were read, stand beside them in the table to show how far each verdict moves; they replace none.
 """
 
 from __future__ import annotations
@@ -108,8 +110,18 @@ def row_records(models: list[dict], problem: str) -> dict[str, dict]:
 
 
 def verdicts(by_problem: dict[str, dict[str, dict]]) -> dict:
-  """Every verdict of the module docstring from ``row_records`` of each problem; Ruoss et al.'s
-  and the init scale's once at the base budget and once at the randomized rows' own budget."""
+  """Every verdict of the module docstring from ``row_records`` of each problem, and the same
+  verdicts under each of ``rules.length.VARIANTS`` (``variants``: {variant: verdicts})."""
+  out = _verdicts(by_problem)
+  out["variants"] = {name: _verdicts({p: {label: rewrite(r) for label, r in recs.items()}
+                                      for p, recs in by_problem.items()})
+                     for name, rewrite in length_rules.VARIANTS.items()}
+  return out
+
+
+def _verdicts(by_problem: dict[str, dict[str, dict]]) -> dict:
+  """The rule's verdicts; Ruoss et al.'s and the init scale's once at the base budget and once at
+  the randomized rows' own budget."""
   kaz = {p: {pe: recs[pe] for pe in lit.KAZEMNEJAD_ORDER if pe in recs}
          for p, recs in by_problem.items()}
   out = {"kazemnejad": lit.mrr_ranking_by_seed(kaz)}
@@ -200,7 +212,38 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
     for label, v in judged[f"init_scale{arm}"].items():
       lines.append(f"| {label} | {v['verdict']} | {v['p']:.3g} | {v['detectable']:.3f} |")
     lines.append("")
-  return "\n".join(lines).rstrip() + "\n"
+  return "\n".join(lines + variants_table(judged)).rstrip() + "\n"
+
+
+def variant_rows(judged: dict) -> dict[str, str]:
+  """{what: verdict} of one set of verdicts, in the order the variants table lists them."""
+  out = {"Kazemnejad et al.'s ranking": judged["kazemnejad"]["mean"]["verdict"]}
+  for arm, where in (("", "base budget"), (f"_{ARM}", "randomized rows' budget")):
+    if f"ruoss{arm}" not in judged:
+      continue
+    out[f"Ruoss et al., {where}"] = judged[f"ruoss{arm}"]["verdict"]
+    out |= {f"{label}, {where}": v["outcome"] for label, v in judged[f"ruoss_pairs{arm}"].items()}
+    out |= {f"init scale, {label}, {where}": v["verdict"]
+            for label, v in judged[f"init_scale{arm}"].items()}
+  return out
+
+
+def variants_table(judged: dict) -> list[str]:
+  """How each verdict moves under ``rules.length.VARIANTS`` (the rule's own column first)."""
+  names = list(judged["variants"])
+  rule = variant_rows(judged)
+  moved = {name: variant_rows(judged["variants"][name]) for name in names}
+  lines = ["## How the verdicts move under variants of the rule", "",
+           "The variants (`experiments/rules/length.py`, `VARIANTS`) were added after the rows at "
+           "the randomized rows' budget were read; the rule's column is the verdict. Rows that "
+           "no column judges (a side did not fit under every variant) are left out.", "",
+           "| verdict | rule | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+  for what, verdict in rule.items():
+    row = [verdict, *(moved[n].get(what, "—") for n in names)]
+    if all(v.startswith("did not fit") for v in row):
+      continue  # no column judges it
+    lines.append(f"| {what} | " + " | ".join(row) + " |")
+  return lines + [""]
 
 
 def tabulate(root: str) -> str:

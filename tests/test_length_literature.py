@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from experiments.framework import stats
 from experiments.rules import length
 from experiments.rules import length_literature as lit
 
@@ -121,3 +122,27 @@ def test_press_ordering():
   assert lit.press_ordering(no_table)["verdict"] == "partly"
   flat = {pe: _bits([1.0, 1.2, 0.9]) for pe in lit.PRESS_ORDER}
   assert lit.press_ordering(flat)["verdict"] == length.NO_DIFFERENCE
+
+
+def test_the_variants_rewrite_the_records_and_the_same_rules_run_on_them():
+  """'every seed fits' takes a row out whose mean fits but one seed does not; 'unseen ÷ seen'
+  scores each seed against its own fit, so a row is not charged twice for fitting less well."""
+  def rec(seen, unseen, sigma):
+    return {"row": "randomized_learned", "sigma": sigma, "score": stats.over_seeds(unseen),
+            "per_seed": [{"seed": i, "seen": a, "unseen": b}
+                         for i, (a, b) in enumerate(zip(seen, unseen))]}
+  small = rec([1.0, 1.0, 1.0], [0.99, 0.99, 0.98], 0.1)
+  large = rec([0.97, 0.96, 0.93], [0.90, 0.86, 0.80], 2.0)
+  assert length.fits(large) and length.init_scale(small, large)["verdict"] == "small σ better"
+  strict = length.VARIANTS["every seed fits"]
+  assert not length.fits(strict(large)) and length.fits(strict(small))
+  assert length.init_scale(strict(small), strict(large))["verdict"] == length.DID_NOT_FIT
+  ratio = length.VARIANTS["unseen ÷ seen"](large)
+  assert [s["unseen"] for s in ratio["per_seed"]] == pytest.approx([0.90 / 0.97, 0.86 / 0.96,
+                                                                      0.80 / 0.93])
+  assert ratio["score"]["mean"] == pytest.approx(np.mean([0.90 / 0.97, 0.86 / 0.96, 0.80 / 0.93]))
+  # A row that learned its training lengths half as well and carries them as far ties on the ratio.
+  half = rec([0.5, 0.5, 0.5], [0.45, 0.5, 0.4], 2.0)
+  full = rec([1.0, 1.0, 1.0], [0.9, 1.0, 0.8], 0.1)
+  assert [s["unseen"] for s in length.VARIANTS["unseen ÷ seen"](half)["per_seed"]] == \
+      pytest.approx([s["unseen"] for s in full["per_seed"]])

@@ -37,6 +37,12 @@ Rule v2 (written before it was applied to any record):
     both learned rows tie at a bound (their gaps to NoPE are then equal by construction); else the
     v1 Welch test, with its detectable difference.
 
+Variants (``VARIANTS``; added after the length study's randomized-budget rows were read, to show
+how its verdicts move, never to replace the rule): *every seed fits* (a row fits only when each
+seed's seen score is ≥ ``FIT``, not the mean) and *unseen ÷ seen* (each seed's unseen score divided
+by its own seen score, so a row that learned its training lengths less well is not charged for that
+twice). Each variant rewrites the records and the same rules run on them.
+
 Rule v1 (as run; kept to show its verdicts beside v2): NoPE's mean unseen score ≥ each rival's on
 ≥ 2 of 3 problems agrees, else disagrees; init scale and closer-to-NoPE the Welch test alone.
 """
@@ -218,6 +224,27 @@ def welch_detectable(a: dict, b: dict) -> float:
   if a["n"] < 2 or b["n"] < 2:
     return float("nan")
   return rules.detectable_difference(math.sqrt(a["sd"] ** 2 / a["n"] + b["sd"] ** 2 / b["n"]))
+
+
+def _rewritten(rec: dict, per_seed: list[dict]) -> dict:
+  return rec | {"per_seed": per_seed, "seen": stats.over_seeds(s["seen"] for s in per_seed),
+                "score": stats.over_seeds(s["unseen"] for s in per_seed)}
+
+
+def every_seed_fits(rec: dict) -> dict:
+  """Variant: each seed's seen score replaced by the worst seed's, so the row fits only when every
+  seed does."""
+  worst = min(s["seen"] for s in rec["per_seed"])
+  return _rewritten(rec, [s | {"seen": worst} for s in rec["per_seed"]])
+
+
+def unseen_over_seen(rec: dict) -> dict:
+  """Variant: each seed's unseen score divided by its seen score (0 where seen is 0)."""
+  return _rewritten(rec, [s | {"unseen": min(s["unseen"] / s["seen"], 1.0) if s["seen"] else 0.0}
+                          for s in rec["per_seed"]])
+
+
+VARIANTS = {"every seed fits": every_seed_fits, "unseen ÷ seen": unseen_over_seen}
 
 
 def _not_fitting(named: dict[str, dict]) -> list[str]:
