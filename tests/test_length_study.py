@@ -181,7 +181,11 @@ def test_the_docs_words_hold_on_the_kept_tables():
              study["verdicts"]["init_scale"].items() if k.startswith("lego:"))
   with open(f"{REPO}/docs/length_generalisation.md") as f:
     doc = " ".join(f.read().split())
-  for words in ("Tier 1 (the CPU default's model) fits LEGO and sorting, not copy or reverse",
+  summation = probe["summation/tier1"]  # "fits only at the probe's last evaluation"
+  assert summation["fits"] and summation["steps"] == length_budget.MAX_STEPS
+  assert summation["evaluations_held"] == 1 and summation["chosen_lr"]["none"] != summation[
+      "learning_rate"] and summation["seen_at_problem_lr"]["none"] < length_budget.FIT
+  for words in ("Tier 1 (the CPU default's model) fits LEGO, sorting and summation, not copy or reverse",
                 "NoPE's worst training length stays at 0 exact match at every evaluation",
                 "On LEGO no PE extrapolates", "below 0.1 in the mean over seeds",
                 "stay below 0.8 seen exact match in every seed", "Randomized positions do not fit LEGO's training "
@@ -220,7 +224,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert "On sorting, randomized RoPE fits at the base budget, and its lead over RoPE is not detected" in doc
   with open(f"{REPO}/README.md") as f:
     readme = " ".join(f.read().split())
-  assert ("Of the problems probed so far the CPU model fits LEGO and sorting; on LEGO no PE "
+  assert ("Of the problems probed so far the CPU model fits LEGO, sorting and summation "
+          "(summation's rows are still to run); on LEGO no PE "
           "extrapolates (every row's unseen exact match is below 0.1), on sorting NoPE "
           "extrapolates best and the sinusoid not at all, and Kazemnejad et al.'s ranking over the "
           "two holds only partly (a positive rank correlation, p above 0.05)") in readme
@@ -229,7 +234,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
           "the large: a first answer to the init-scale question on length, which gives no verdict "
           "when every seed must fit") in readme  # test_the_docs_words_on_the_randomized_budget_…
   fitted = sorted(k.split("/")[0] for k, b in probe.items() if b["fits"])
-  assert fitted == ["lego", "sorting"], fitted  # a newly fitted problem: update the README's words
+  assert fitted == ["lego", "sorting", "summation"], fitted  # a newly fitted problem: update the README's words
 
 
 def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
