@@ -236,7 +236,8 @@ def variants_table(judged: dict) -> list[str]:
   lines = ["## How the verdicts move under variants of the rule", "",
            "The variants (`experiments/rules/length.py`, `VARIANTS`) were added after the rows at "
            "the randomized rows' budget were read; the rule's column is the verdict. Rows that "
-           "no column judges (a side did not fit under every variant) are left out.", "",
+           "no column judges (a side did not fit under the rule and under every variant) are "
+           "left out.", "",
            "| verdict | rule | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
   for what, verdict in rule.items():
     row = [verdict, *(moved[n].get(what, "—") for n in names)]

@@ -239,7 +239,7 @@ def every_seed_fits(rec: dict) -> dict:
 
 
 def unseen_over_seen(rec: dict) -> dict:
-  """Variant: each seed's unseen score divided by its seen score (0 where seen is 0)."""
+  """Variant: each seed's unseen score divided by its seen score, capped at 1 (0 where seen is 0)."""
   return _rewritten(rec, [s | {"unseen": min(s["unseen"] / s["seen"], 1.0) if s["seen"] else 0.0}
                           for s in rec["per_seed"]])
 
