@@ -273,6 +273,7 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   leads = [r["unseen"] - b["unseen"] for r, b in zip(arm("randomized_rope")["per_seed"],
                                                        arm("rope")["per_seed"])]
   assert max(leads) - min(leads) > 0.3  # "varies widely from seed to seed"
+  assert pairs["sorting: rope"]["detectable"] > pairs["sorting: rope"]["lead"] > 0  # "its power"
   assert pairs["sorting: sinusoidal_1d"]["outcome"] == length_rules.DID_NOT_FIT
   assert study["verdicts"][f"ruoss_{ls.ARM}"]["verdict"] == "agrees"
   assert study["verdicts"][f"ruoss_{ls.ARM}"]["judged"] == 3
