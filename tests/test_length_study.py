@@ -4,7 +4,7 @@ its rows, and the verdicts wired to the records (the rules themselves: test_leng
 import json
 
 import numpy as np
-
+import pytest
 
 from experiments import length_budget, length_budget_randomized as rb, length_study as ls
 from experiments.framework import records, stats
@@ -185,17 +185,38 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert summation["fits"] and summation["steps"] == length_budget.MAX_STEPS
   assert summation["evaluations_held"] == 1 and summation["chosen_lr"]["none"] != summation[
       "learning_rate"] and summation["seen_at_problem_lr"]["none"] < length_budget.FIT
-  rows_sum = study["rows"]["summation"]  # "NoPE and RoPE both fit ... RoPE drops at n = 9"
-  assert all(length_rules.fits(rows_sum[pe]) for pe in ("none", "rope"))
-  assert rows_sum["none"]["score"]["mean"] > rows_sum["rope"]["score"]["mean"]
+  rows_sum = study["rows"]["summation"]
+  plain = list(lit.KAZEMNEJAD_ORDER) + ["learned σ=0.1", "learned σ=2"]
+  assert all(length_rules.fits(rows_sum[pe]) for pe in plain)  # "... fit the training lengths"
+  assert not any(length_rules.fits(r) for k, r in rows_sum.items() if k.startswith("randomized")
+                 and k != "randomized_learned σ=0.1")  # "every row ... fits but the randomized ones"
+  summation_unseen = {pe: rows_sum[pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER}
+  assert sorted(summation_unseen, key=summation_unseen.get, reverse=True) == [
+      "none", "alibi", "t5_bias", "rope", "sinusoidal_1d"]  # "as on sorting, ... swapped"
+  at_chance = ("rope", "sinusoidal_1d", "learned σ=0.1", "learned σ=2")  # chance: 1 digit in 10
+  assert all(abs(rows_sum[r]["score"]["mean"] - 0.1) < 0.02 for r in at_chance)
   models = [json.loads(line) for line in open(f"{ls.STUDY.dir}/records.jsonl")]
-  by_length = {pe: [m for m in models if m["job"] == f"summation/{pe}"] for pe in ("none", "rope")}
-  mean_at = lambda pe, n: float(np.mean([m["test_accuracy_by_level"][f"n={n}"]
-                                         for m in by_length[pe]]))
-  assert all(mean_at("rope", n) < 0.2 for n in range(9, 17)) and mean_at("rope", 8) > 0.9
-  assert mean_at("none", 9) > mean_at("none", 12) > mean_at("none", 16)
-  for words in ("Summation's first two study rows are in: NoPE and RoPE both fit",
-                "Tier 1 (the CPU default's model) fits LEGO, sorting and summation, not copy or reverse",
+
+  def summation_curve(row, sigma=1.0):
+    ms = [m for m in models if m["job"] == f"summation/{row}" and m["pe_init_scale"] == sigma]
+    assert len(ms) == len(ls.SEEDS), row
+    return {n: float(np.mean([m["test_accuracy_by_level"][f"n={n}"] for m in ms]))
+            for n in range(1, 17)}, ms
+
+  near_chance = lambda c, n0: all(c[n] < 0.2 for n in range(n0, 17))
+  none, ms = summation_curve("none")
+  assert min(none[n] for n in range(1, 11)) > 0.8 and none[11] < none[10] and none[16] < 0.5
+  assert sum(near_chance({n: m["test_accuracy_by_level"][f"n={n}"] for n in range(1, 17)}, 13)
+             for m in ms) == 1  # "one seed is near chance by n = 13"
+  alibi, _ = summation_curve("alibi")
+  assert alibi[8] > 0.85 and alibi[9] < alibi[8] and near_chance(alibi, 12) and not near_chance(alibi, 11)
+  t5, _ = summation_curve("t5_bias")
+  assert t5[8] > 0.9 and t5[9] < 0.5 and near_chance(t5, 11) and not near_chance(t5, 10)
+  for row, sigma in (("rope", 1.0), ("sinusoidal_1d", 1.0), ("learned", 0.1), ("learned", 2.0)):
+    c, _ = summation_curve(row, sigma)
+    assert c[8] > 0.95 and near_chance(c, 9), row  # "drop at n = 9 to chance and stay there"
+  for words in ("On summation NoPE extrapolates best, and RoPE, the sinusoid and the plain learned "
+                "table at chance", "Tier 1 (the CPU default's model) fits LEGO, sorting and summation, not copy or reverse",
                 "NoPE's worst training length stays at 0 exact match at every evaluation",
                 "On LEGO no PE extrapolates", "below 0.1 in the mean over seeds",
                 "stay below 0.8 seen exact match in every seed", "Randomized positions do not fit LEGO's training "
@@ -207,18 +228,62 @@ def test_the_docs_words_hold_on_the_kept_tables():
       "none", "alibi", "t5_bias", "rope", "sinusoidal_1d"]  # "T5's bias and ALiBi swapped"
   assert sorting["sinusoidal_1d"] < 0.05  # "near 0"
   kaz = study["verdicts"]["kazemnejad"]
-  assert kaz["mean"]["verdict"] == "partly" and kaz["mean"]["rho"] > 0 and kaz["mean"]["p"] > 0.05
-  assert sorted(kaz["mean"]["counted"]) == ["lego", "sorting"]
-  assert set(kaz["by_seed"].values()) == {"partly"}
+  assert kaz["mean"]["verdict"] == "agrees" and kaz["mean"]["rho"] == pytest.approx(0.9)
+  assert sorted(kaz["mean"]["counted"]) == ["lego", "sorting", "summation"]
+  assert kaz["mean"]["order"] == ["none", "alibi", "t5_bias", "rope", "sinusoidal_1d"]
+  assert kaz["by_seed"] == {"0": "partly", "1": "agrees", "2": "agrees"}  # "in seed 0 alone"
+  by_problem = {p: {pe: study["rows"][p][pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER}
+                for p in kaz["mean"]["counted"]}
+  for p in ("lego", "summation"):  # "RoPE ranks above the sinusoid ... at the floor and at chance"
+    assert by_problem[p]["rope"] > by_problem[p]["sinusoidal_1d"]
+    by_problem[p]["rope"], by_problem[p]["sinusoidal_1d"] = (by_problem[p]["sinusoidal_1d"],
+                                                             by_problem[p]["rope"])
+  ranks = [lit.reciprocal_ranks(scores) for scores in by_problem.values()]
+  swapped = {pe: float(np.mean([r[pe] for r in ranks])) for pe in lit.KAZEMNEJAD_ORDER}
+  rho, p = lit.order_correlation(swapped)  # "... would put the sinusoid above RoPE and say partly"
+  assert swapped["sinusoidal_1d"] > swapped["rope"] and rho > 0 and p >= lit.ALPHA
+  two = lit.mrr_ranking({p: study["rows"][p] for p in ("lego", "sorting")})
+  assert two["verdict"] == "partly"  # "gave \"partly\" over LEGO and sorting"
+  without_lego = study["verdicts"]["variants"]["every seed fits"]["kazemnejad"]["mean"]
+  assert sorted(without_lego["counted"]) == ["sorting", "summation"]
+  assert without_lego["skipped"] == {"lego": "did not fit: sinusoidal_1d"}
+  assert without_lego["verdict"] == "agrees"
   for words in ("On sorting the PEs do extrapolate, in nearly Kazemnejad et al.'s order",
-                "Kazemnejad et al.'s ranking over LEGO and sorting: \"partly\"",
-                "the verdict is \"partly\" in each seed alone too"):
+                "Kazemnejad et al.'s ranking over LEGO, sorting and summation: \"agrees\", at the "
+                "edge of what the rule can detect", "in seed 0 alone the verdict is \"partly\"",
+                "with those two ranks reversed the ranking would put the sinusoid above RoPE and say "
+                "\"partly\"", "with LEGO left out (the \"every seed fits\" variant, under which "
+                "LEGO's sinusoid does not fit) it stays \"agrees\""):
     assert words in doc, words
   pair = study["verdicts"]["ruoss_pairs"]["sorting: rope"]
   assert pair["outcome"] == "no difference detected" and pair["p_randomized_better"] > 0.05
   assert pair["randomized"] > pair["base"] and pair["detectable"] > pair["lead"] > 0
-  assert study["verdicts"]["ruoss"] == {"verdict": "inconclusive", "judged": 2,
-                                        "counts": {"randomized better": 1, "base better": 0}}
+  pairs = study["verdicts"]["ruoss_pairs"]
+  sorting_alone = lit.ruoss_verdict({k: v for k, v in pairs.items() if k.startswith("sorting:")})
+  assert sorting_alone == {"verdict": "inconclusive", "judged": 2,
+                           "counts": {"randomized better": 1, "base better": 0}}
+  assert study["verdicts"]["ruoss"] == {"verdict": "agrees", "judged": 3,
+                                        "counts": {"randomized better": 2, "base better": 0}}
+  judged = {k: v["outcome"] for k, v in pairs.items() if not v["outcome"].startswith("did not fit")}
+  assert judged == {"sorting: learned σ=0.1": "randomized better", "sorting: rope":
+                    length_rules.NO_DIFFERENCE, "summation: learned σ=0.1": "randomized better"}
+  # "On summation, randomized positions repeat sorting's picture at the base budget"
+  assert pairs["summation: learned σ=0.1"]["p_randomized_better"] < 0.05
+  rand_small, _ = summation_curve("randomized_learned", 0.1)
+  assert length_rules.fits(rows_sum["randomized_learned σ=0.1"])
+  assert min(rand_small[n] for n in range(9, 14)) > 0.2 and rand_small[8] > rand_small[9]
+  assert near_chance(rand_small, 14) and not near_chance(rand_small, 13)  # "near chance by n = 14"
+  for row, sigma in (("randomized_learned", 2.0), ("randomized_sinusoidal_1d", 1.0)):
+    _, ms = summation_curve(row, sigma)  # "falls from n = 2 on" (in every seed)
+    assert all(m["test_accuracy_by_level"]["n=1"] > 0.95 > m["test_accuracy_by_level"]["n=2"]
+               for m in ms), row
+  assert not length_rules.fits(rows_sum["randomized_learned σ=2"])
+  assert study["verdicts"]["init_scale"]["summation: randomized_learned"]["verdict"].startswith(
+      "did not fit")
+  rand_rope_seen = [s["seen"] for s in rows_sum["randomized_rope"]["per_seed"]]
+  assert sum(v >= length_budget.FIT for v in rand_rope_seen) == 1  # "fits in one seed of three"
+  assert not length_rules.fits(rows_sum["randomized_rope"])
+  assert "On summation, randomized positions repeat sorting's picture at the base budget" in doc
   small = study["verdicts"]["ruoss_pairs"]["sorting: learned σ=0.1"]
   assert small["outcome"] == "randomized better" and small["p_randomized_better"] < 0.05
   assert all(rows_s[f"learned σ={s}"]["score"]["mean"] < 0.05 for s in ("0.1", "2"))
@@ -234,11 +299,14 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert "On sorting, randomized RoPE fits at the base budget, and its lead over RoPE is not detected" in doc
   with open(f"{REPO}/README.md") as f:
     readme = " ".join(f.read().split())
-  assert ("Of the problems probed so far the CPU model fits LEGO, sorting and summation "
-          "(summation's study is under way); on LEGO no PE "
-          "extrapolates (every row's unseen exact match is below 0.1), on sorting NoPE "
-          "extrapolates best and the sinusoid not at all, and Kazemnejad et al.'s ranking over the "
-          "two holds only partly (a positive rank correlation, p above 0.05)") in readme
+  assert ("Of the problems probed so far the CPU model fits LEGO, sorting and summation; on LEGO "
+          "no PE extrapolates (every row's unseen exact match is below 0.1), on sorting and "
+          "summation NoPE extrapolates best, and over the three Kazemnejad et al.'s ranking agrees, "
+          "at the edge of what five PEs can show (their order with T5's bias and ALiBi swapped; one "
+          "seed alone says only \"partly\")") in readme
+  assert all(study["rows"][p]["none"]["score"]["mean"] == max(
+      study["rows"][p][pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER)
+      for p in ("sorting", "summation"))  # "on sorting and summation NoPE extrapolates best"
   assert ("With randomized positions trained long enough to fit, sorting's learned table "
           "extrapolates where the plain one cannot, and better from the small init scale than from "
           "the large: a first answer to the init-scale question on length, which gives no verdict "
@@ -277,7 +345,8 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   assert pairs["sorting: sinusoidal_1d"]["outcome"] == length_rules.DID_NOT_FIT
   assert study["verdicts"][f"ruoss_{ls.ARM}"]["verdict"] == "agrees"
   assert study["verdicts"][f"ruoss_{ls.ARM}"]["judged"] == 3
-  assert study["verdicts"]["ruoss"]["verdict"] == "inconclusive"
+  assert all(k.startswith("sorting:") for k, v in pairs.items() if not v["outcome"].startswith(
+      "did not fit"))  # "three pairs judged, all on sorting"
   init = study["verdicts"][f"init_scale_{ls.ARM}"]
   assert init["sorting: randomized_learned"]["verdict"] == "small σ better"
   assert init["sorting: learned"]["verdict"] == length_rules.NO_DIFFERENCE
@@ -293,7 +362,8 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   for words in ("Sorting's randomized budget is the probe's cap, and the fit behind it is fragile",
                 "At that budget the randomized learned table extrapolates at both init scales, and "
                 "the plain table at neither", "Their overall rule says **\"agrees\"** here (three "
-                "pairs judged), where at the base budget it said \"inconclusive\"",
+                "pairs judged, all on sorting), where on sorting alone at the base budget it said "
+                "\"inconclusive\"",
                 "With randomized positions the init scale shows on unseen lengths: \"small σ "
                 "better\"", "under \"every seed fits\" it gets no verdict",
                 "it stays \"small σ better\""):
