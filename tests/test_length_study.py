@@ -181,10 +181,15 @@ def test_the_docs_words_hold_on_the_kept_tables():
              study["verdicts"]["init_scale"].items() if k.startswith("lego:"))
   with open(f"{REPO}/docs/length_generalisation.md") as f:
     doc = " ".join(f.read().split())
-  summation = probe["summation/tier1"]  # "fits only at the probe's last evaluation"
-  assert summation["fits"] and summation["steps"] == length_budget.MAX_STEPS
-  assert summation["evaluations_held"] == 1 and summation["chosen_lr"]["none"] != summation[
-      "learning_rate"] and summation["seen_at_problem_lr"]["none"] < length_budget.FIT
+  for problem in ("summation", "parity"):  # "fit only at the probe's last evaluation"
+    b = probe[f"{problem}/tier1"]
+    assert b["fits"] and b["steps"] == length_budget.MAX_STEPS and b["evaluations_held"] == 1
+    assert b["chosen_lr"]["none"] != b["learning_rate"]
+    assert b["seen_at_problem_lr"]["none"] < length_budget.FIT
+  polynomial_none = rows_of("tier1_polynomial_none")  # "stays at or below 0.21 (it learns n = 1 only)"
+  assert polynomial_none and max(length_budget.seen_score(r, 8) for r in polynomial_none) <= 0.21
+  assert all(r["test_accuracy_by_level"]["n=1"] > 0.95 > r["test_accuracy_by_level"]["n=2"]
+             for r in polynomial_none if r["step"] == max(r["step"] for r in polynomial_none))
   rows_sum = study["rows"]["summation"]
   plain = list(lit.KAZEMNEJAD_ORDER) + ["learned σ=0.1", "learned σ=2"]
   assert all(length_rules.fits(rows_sum[pe]) for pe in plain)  # "... fit the training lengths"
@@ -216,7 +221,9 @@ def test_the_docs_words_hold_on_the_kept_tables():
     c, _ = summation_curve(row, sigma)
     assert c[8] > 0.95 and near_chance(c, 9), row  # "drop at n = 9 to chance and stay there"
   for words in ("On summation NoPE extrapolates best, and RoPE, the sinusoid and the plain learned "
-                "table at chance", "Tier 1 (the CPU default's model) fits LEGO, sorting and summation, not copy or reverse",
+                "table at chance",
+                "Tier 1 (the CPU default's model) fits LEGO, parity, sorting and summation, not "
+                "copy, reverse, addition or polynomial evaluation",
                 "NoPE's worst training length stays at 0 exact match at every evaluation",
                 "On LEGO no PE extrapolates", "below 0.1 in the mean over seeds",
                 "stay below 0.8 seen exact match in every seed", "Randomized positions do not fit LEGO's training "
@@ -312,7 +319,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
           "the large: a first answer to the init-scale question on length, which gives no verdict "
           "when every seed must fit") in readme  # test_the_docs_words_on_the_randomized_budget_…
   fitted = sorted(k.split("/")[0] for k, b in probe.items() if b["fits"])
-  assert fitted == ["lego", "sorting", "summation"], fitted  # a newly fitted problem: update the README's words
+  assert fitted == ["lego", "parity", "sorting", "summation"], fitted  # a newly fitted problem: update the README's words
 
 
 def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
