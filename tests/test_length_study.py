@@ -188,13 +188,14 @@ def test_the_docs_words_hold_on_the_kept_tables():
     assert b["seen_at_problem_lr"]["none"] < length_budget.FIT
   polynomial_none = rows_of("tier1_polynomial_none")  # "stays at or below 0.21 (it learns n = 1 only)"
   assert polynomial_none and max(length_budget.seen_score(r, 8) for r in polynomial_none) <= 0.21
+  last_step = max(r["step"] for r in polynomial_none)
   assert all(r["test_accuracy_by_level"]["n=1"] > 0.95 > r["test_accuracy_by_level"]["n=2"]
-             for r in polynomial_none if r["step"] == max(r["step"] for r in polynomial_none))
+             for r in polynomial_none if r["step"] == last_step)
   rows_sum = study["rows"]["summation"]
   plain = list(lit.KAZEMNEJAD_ORDER) + ["learned σ=0.1", "learned σ=2"]
   assert all(length_rules.fits(rows_sum[pe]) for pe in plain)  # "... fit the training lengths"
   assert not any(length_rules.fits(r) for k, r in rows_sum.items() if k.startswith("randomized")
-                 and k != "randomized_learned σ=0.1")  # "every row ... fits but the randomized ones"
+                 and k != "randomized_learned σ=0.1")  # "... except three of the four randomized"
   summation_unseen = {pe: rows_sum[pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER}
   assert sorted(summation_unseen, key=summation_unseen.get, reverse=True) == [
       "none", "alibi", "t5_bias", "rope", "sinusoidal_1d"]  # "as on sorting, ... swapped"
@@ -226,8 +227,9 @@ def test_the_docs_words_hold_on_the_kept_tables():
     assert seen[0] < 0.75 and seen[1] > 0.9 and not length_rules.fits(rows_par[pe]), pe
     failing = min(rows_par[pe]["per_seed"], key=lambda s: s["seen"])["seed"]
     m = next(m for m in models if m["job"] == f"parity/{pe}" and m["seed"] == failing)
-    assert m["test_accuracy_by_level"]["n=1"] > 0.95 > 0.75 > m["test_accuracy_by_level"]["n=2"]
-  assert kaz_skipped(study) == {"parity": "did not fit: none, t5_bias, alibi"}
+    assert m["test_accuracy_by_level"]["n=1"] > 0.95 and m["test_accuracy_by_level"]["n=2"] < 0.75
+  assert study["verdicts"]["kazemnejad"]["mean"]["skipped"] == {
+      "parity": "did not fit: none, t5_bias, alibi"}
   for row, sigma in (("rope", 1.0), ("sinusoidal_1d", 1.0), ("learned", 0.1), ("learned", 2.0)):
     label = row if row != "learned" else f"learned σ={sigma:g}"
     assert length_rules.fits(rows_par[label]), label
@@ -296,8 +298,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
   par_mean = lambda row, sigma=1.0: {n: float(np.mean([
       m["test_accuracy_by_level"][f"n={n}"] for m in models if m["job"] == f"parity/{row}"
       and m["pe_init_scale"] == sigma])) for n in range(1, 17)}
-  assert all(min(s["seen"] for s in rows_par[r]["per_seed"]) >= length_budget.FIT
-             for r in ("randomized_rope",))  # "fits in every seed"
+  assert min(s["seen"] for s in rows_par["randomized_rope"]["per_seed"]) >= length_budget.FIT
   rr, rope_par = par_mean("randomized_rope"), par_mean("rope")
   assert min(rr[n] for n in range(1, 13)) > 0.9 and all(rope_par[n] < 0.6 for n in range(11, 17))
   small_par = par_mean("randomized_learned", 0.1)
@@ -415,11 +416,6 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
                 "better\"", "under \"every seed fits\" it gets no verdict",
                 "it stays \"small σ better\""):
     assert words in doc, words
-
-
-def kaz_skipped(study):
-  """The problems Kazemnejad et al.'s ranking leaves out, and why."""
-  return study["verdicts"]["kazemnejad"]["mean"]["skipped"]
 
 
 def _consecutive_seen(job):
