@@ -146,6 +146,19 @@ def test_the_field_scale_script_builds_valid_jobs_and_costs_them():
   assert cost["jobs"] == len(jobs) and cost["accelerator_hours"] > 0
 
 
+def _study_models():
+  """Every model record of the length study (one per model: job, σ, seed, accuracy by length)."""
+  return [json.loads(line) for line in open(f"{ls.STUDY.dir}/records.jsonl")]
+
+
+def _mean_curve(models, job, sigma=1.0):
+  """One study row's exact match per length n = 1 … 16, mean over its seeds, and its models."""
+  ms = [m for m in models if m["job"] == job and m["pe_init_scale"] == sigma]
+  assert len(ms) == len(ls.SEEDS), job
+  return {n: float(np.mean([m["test_accuracy_by_level"][f"n={n}"] for m in ms]))
+          for n in range(1, 17)}, ms
+
+
 def test_the_docs_words_hold_on_the_kept_tables():
   """docs/length_generalisation.md's "What the probe and the study have found so far", recomputed
   from experiments/results/length_budget/table.json and length_study/table.json."""
@@ -201,13 +214,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
       "none", "alibi", "t5_bias", "rope", "sinusoidal_1d"]  # "as on sorting, ... swapped"
   at_chance = ("rope", "sinusoidal_1d", "learned σ=0.1", "learned σ=2")  # chance: 1 digit in 10
   assert all(abs(rows_sum[r]["score"]["mean"] - 0.1) < 0.02 for r in at_chance)
-  models = [json.loads(line) for line in open(f"{ls.STUDY.dir}/records.jsonl")]
-
-  def summation_curve(row, sigma=1.0):
-    ms = [m for m in models if m["job"] == f"summation/{row}" and m["pe_init_scale"] == sigma]
-    assert len(ms) == len(ls.SEEDS), row
-    return {n: float(np.mean([m["test_accuracy_by_level"][f"n={n}"] for m in ms]))
-            for n in range(1, 17)}, ms
+  models = _study_models()
+  summation_curve = lambda row, sigma=1.0: _mean_curve(models, f"summation/{row}", sigma)
 
   near_chance = lambda c, n0: all(c[n] < 0.2 for n in range(n0, 17))
   none, ms = summation_curve("none")
@@ -295,9 +303,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
   strict = study["verdicts"]["variants"]["every seed fits"]["ruoss"]  # "three pairs ..., all"
   assert strict == {"verdict": "agrees", "judged": 3, "counts": {"randomized better": 3, "base better": 0}}
   # "On parity, randomized RoPE extrapolates where RoPE cannot, and so does the σ-0.1 randomized table"
-  par_mean = lambda row, sigma=1.0: {n: float(np.mean([
-      m["test_accuracy_by_level"][f"n={n}"] for m in models if m["job"] == f"parity/{row}"
-      and m["pe_init_scale"] == sigma])) for n in range(1, 17)}
+  par_mean = lambda row, sigma=1.0: _mean_curve(models, f"parity/{row}", sigma)[0]
   assert min(s["seen"] for s in rows_par["randomized_rope"]["per_seed"]) >= length_budget.FIT
   rr, rope_par = par_mean("randomized_rope"), par_mean("rope")
   assert min(rr[n] for n in range(1, 13)) > 0.9 and all(rope_par[n] < 0.6 for n in range(11, 17))
@@ -430,13 +436,8 @@ def _consecutive_seen(job):
 
 def test_the_docs_description_of_the_randomized_budget_curves_holds_on_the_records():
   """The bullet "The curves at that budget": each statement on the mean over seeds per length."""
-  models = [json.loads(line) for line in open(f"{ls.STUDY.dir}/records.jsonl")]
-
-  def curve(row, sigma=1.0):
-    ms = [m for m in models if m["job"] == f"sorting/{ls.ARM}/{row}" and m["pe_init_scale"] == sigma]
-    assert len(ms) == len(ls.SEEDS), row
-    return {n: float(np.mean([m["test_accuracy_by_level"][f"n={n}"] for m in ms]))
-            for n in range(1, 17)}, ms
+  models = _study_models()
+  curve = lambda row, sigma=1.0: _mean_curve(models, f"sorting/{ls.ARM}/{row}", sigma)
 
   for row, sigma in (("learned", 0.1), ("learned", 2.0), ("sinusoidal_1d", 1.0)):
     c, _ = curve(row, sigma)
