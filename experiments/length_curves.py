@@ -21,6 +21,7 @@ import numpy as np
 
 from experiments.framework import stats
 from experiments.rules import length as length_rules
+from learnpe_jax.tasks.lengthgen.generate import chance_exact_match
 from learnpe_jax.training import report
 
 
@@ -39,6 +40,16 @@ def seen_unseen(model: dict) -> tuple[float, float]:
   by_level = model["test_accuracy_by_level"]
   return (float(np.mean([v for level, v in by_level.items() if level not in unseen])),
           float(np.mean([v for level, v in by_level.items() if level in unseen])))
+
+
+def chance_unseen(problem: str, unseen: list[int], num_test_per_length: int) -> dict:
+  """What a blind guess scores on the unseen lengths: ``mean`` = the mean over ``unseen`` of
+  ``generate.chance_exact_match``, and ``sd``, one model's spread there at chance: each length's
+  exact match over ``num_test_per_length`` examples is binomial, so
+  sd = √(Σₙ cₙ(1 − cₙ)/N) / |unseen|."""
+  c = np.array([chance_exact_match(problem, n) for n in unseen])
+  return {"mean": float(c.mean()),
+          "sd": float(np.sqrt(np.sum(c * (1 - c) / num_test_per_length)) / len(c))}
 
 
 def per_seed(models: list[dict]) -> list[dict]:

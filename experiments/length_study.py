@@ -30,8 +30,9 @@ fit and the init scale): a row that does not fit its training lengths (seen exac
 seeds, < 0.95) gets no verdict; Kazemnejad et al.'s ranking by mean reciprocal rank over the
 problems where all five fit; randomized against its base PE, paired by seed; the init scale of the
 learned table on unseen lengths, plain and randomized. The same verdicts under the variants of
-``rules.length.VARIANTS`` (every seed fits; unseen ÷ seen), added after the randomized-budget rows
-were read, stand beside them in the table to show how far each verdict moves; they replace none.
+``rules.length.VARIANTS`` (every seed fits and unseen ÷ seen, added after the randomized-budget
+rows were read; chance as the floor, added after the summation and parity rows were read) stand
+beside them in the table to show how far each verdict moves; they replace none.
 """
 
 from __future__ import annotations
@@ -102,10 +103,12 @@ def row_records(models: list[dict], problem: str) -> dict[str, dict]:
       ms = [m for m in group if m["pe_init_scale"] == sigma]
       label = f"{row} σ={sigma:g}" if row.endswith("learned") else row
       per_seed = length_curves.per_seed(ms)
+      chance = length_curves.chance_unseen(problem, length_curves.unseen_lengths(ms[0]),
+                                           job.build_config().data.num_test_per_length)
       out[label] = {"row": row, "sigma": sigma, "per_seed": per_seed,
                     "seen": stats.over_seeds(s["seen"] for s in per_seed),
                     "score": stats.over_seeds(s["unseen"] for s in per_seed),
-                    "minutes": (records.wall(ms) or {}).get("minutes")}
+                    "chance": chance, "minutes": (records.wall(ms) or {}).get("minutes")}
   return out
 
 
@@ -235,7 +238,9 @@ def variants_table(judged: dict) -> list[str]:
   moved = {name: variant_rows(judged["variants"][name]) for name in names}
   lines = ["## How the verdicts move under variants of the rule", "",
            "The variants (`experiments/rules/length.py`, `VARIANTS`) were added after the rows at "
-           "the randomized rows' budget were read; the rule's column is the verdict. Rows that "
+           "the randomized rows' budget were read (\"chance as the floor\" after the summation "
+           "and parity rows were read); the rule's column is the verdict. Under \"chance as the "
+           "floor\" an outcome \"tie at 0\" is a tie at chance. Rows that "
            "no column judges (a side did not fit under the rule and under every variant) are "
            "left out.", "",
            "| verdict | rule | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]

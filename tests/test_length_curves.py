@@ -8,6 +8,7 @@ import scipy.stats
 from experiments import benchmark, length_curves
 from experiments.framework import stats
 from experiments.rules import length
+from learnpe_jax.tasks.lengthgen import generate as gen
 
 
 def _model(curve, sigma=1.0, seed=0, trained=2):
@@ -175,3 +176,16 @@ def test_length_rows_are_decoders_on_their_problem(task):
     assert config.model.causal and config.data.problem == task
     expected = benchmark.SIGMAS if get_spec(row.pe).learnable else (1.0,)
     assert tuple(config.sweep.pe_init_scale) == expected
+
+
+@pytest.mark.parametrize("problem", ["parity", "summation", "lego"])
+def test_chance_on_the_unseen_lengths_is_what_blind_guesses_score(problem):
+  """``chance_unseen``: the mean and sd of the unseen score of models that guess blind, each
+  length's exact match a binomial draw over its test examples (simulated, not from the formula)."""
+  unseen, per_length = list(range(9, 17)), 100
+  chance = length_curves.chance_unseen(problem, unseen, per_length)
+  p = np.array([gen.chance_exact_match(problem, n) for n in unseen])
+  draws = np.random.default_rng(0).binomial(per_length, p, size=(20000, len(p))) / per_length
+  scores = draws.mean(axis=1)
+  assert chance["mean"] == pytest.approx(scores.mean(), abs=3 * chance["sd"] / np.sqrt(20000))
+  assert chance["sd"] == pytest.approx(scores.std(), rel=0.03)

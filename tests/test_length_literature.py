@@ -146,3 +146,23 @@ def test_the_variants_rewrite_the_records_and_the_same_rules_run_on_them():
   full = rec([1.0, 1.0, 1.0], [0.9, 1.0, 0.8], 0.1)
   assert [s["unseen"] for s in length.VARIANTS["unseen ÷ seen"](half)["per_seed"]] == \
       pytest.approx([s["unseen"] for s in full["per_seed"]])
+
+
+def test_chance_as_the_floor_ties_rows_at_chance_and_keeps_every_other_order():
+  """On a one-bit answer (chance 0.5), two rows within noise of chance tie at the floor
+  ("uninformative"), where the rule compared their noise; a row above chance keeps its lead."""
+  chance = {"mean": 0.5, "sd": 0.02}
+
+  def rec(unseen, sigma=1.0):
+    return {"row": "learned", "sigma": sigma, "chance": chance, "score": stats.over_seeds(unseen),
+            "seen": stats.over_seeds([1.0] * len(unseen)),
+            "per_seed": [{"seed": i, "seen": 1.0, "unseen": u} for i, u in enumerate(unseen)]}
+  floor = length.VARIANTS["chance as the floor"]
+  small, large = rec([0.53, 0.52, 0.535], 0.1), rec([0.49, 0.47, 0.50], 2.0)
+  assert length.init_scale(small, large)["verdict"] == "small σ better"  # the rule reads noise
+  assert length.init_scale(floor(small), floor(large))["verdict"] == "uninformative: tie at 0"
+  high = floor(rec([0.9, 0.8, 0.7], 0.1))
+  assert [s["unseen"] for s in high["per_seed"]] == pytest.approx([0.8, 0.6, 0.4])
+  assert length.init_scale(high, floor(large))["verdict"] == "small σ better"
+  with pytest.raises(ValueError, match="field 'chance' is None; allowed"):
+    floor({k: v for k, v in small.items() if k != "chance"} | {"chance": None})

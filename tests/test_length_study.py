@@ -74,7 +74,8 @@ def _rec(row, sigma, unseen, seen=1.0):
   per_seed = [{"seed": s, "seen": seen, "unseen": u} for s, u in enumerate(unseen)]
   return {"row": row, "sigma": sigma, "per_seed": per_seed,
           "seen": stats.over_seeds(s["seen"] for s in per_seed),
-          "score": stats.over_seeds(s["unseen"] for s in per_seed)}
+          "score": stats.over_seeds(s["unseen"] for s in per_seed),
+          "chance": {"mean": 0.0, "sd": 0.0}}
 
 
 def test_the_verdicts_read_the_rows_they_name():
@@ -412,7 +413,8 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   assert all(r["score"]["mean"] < 0.05 for r in (arm("learned σ=0.1"), arm("learned σ=2")))
   moved = {name: v[f"init_scale_{ls.ARM}"]["sorting: randomized_learned"]["verdict"]
            for name, v in study["verdicts"]["variants"].items()}
-  assert moved == {"every seed fits": length_rules.DID_NOT_FIT, "unseen ÷ seen": "small σ better"}
+  assert moved == {"every seed fits": length_rules.DID_NOT_FIT, "unseen ÷ seen": "small σ better",
+                   "chance as the floor": "small σ better"}
   for words in ("Sorting's randomized budget is the probe's cap, and the fit behind it is fragile",
                 "At that budget the randomized learned table extrapolates at both init scales, and "
                 "the plain table at neither", "Their overall rule says **\"agrees\"** here (three "

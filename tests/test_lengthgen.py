@@ -165,3 +165,26 @@ def test_lego_lengths_beyond_its_names_are_a_config_error():
 def test_the_first_three_problems_keep_their_vocabulary():
   """The problems added after copy, reverse and addition widen only their own one-hot tokens."""
   assert [gen.vocab_size(p) for p in gen.PROBLEMS] == [13, 13, 13, 13, 13, 13, 14, 66]
+
+
+@pytest.mark.parametrize("problem", gen.PROBLEMS)
+def test_the_answer_values_are_what_the_generator_writes(problem):
+  """``answer_values``: as many answer tokens as ``example`` writes, each drawing as many distinct
+  values as it says; chance is a blind uniform guess over them."""
+  rng = np.random.default_rng(0)
+  for n in (1, 2, 5, 9):
+    values = gen.answer_values(problem, n)
+    answers = []
+    for _ in range(400):
+      sequence, answer_start = gen.example(problem, n, rng)
+      answers.append(sequence[answer_start:])
+    answers = np.array(answers)
+    assert answers.shape[1] == len(values), (problem, n)
+    drawn = [len(set(column)) for column in answers.T]
+    if problem == "sorting":  # a sorted answer's ends rarely take extreme digits: all ten in all
+      assert len(set(answers.ravel())) == 10 and max(drawn) <= 10, (problem, n)
+    else:
+      assert drawn == list(values), (problem, n)
+    assert gen.chance_exact_match(problem, n) == pytest.approx(np.prod(1.0 / np.array(values)))
+  with pytest.raises(ValueError, match="problem must be one of"):
+    gen.answer_values("division", 3)

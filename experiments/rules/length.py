@@ -41,7 +41,12 @@ Variants (``VARIANTS``; added after the length study's randomized-budget rows we
 how its verdicts move, never to replace the rule): *every seed fits* (a row fits only when each
 seed's seen score is ≥ ``FIT``, not the mean) and *unseen ÷ seen* (each seed's unseen score divided
 by its own seen score, so a row that learned its training lengths less well is not charged for that
-twice). Each variant rewrites the records and the same rules run on them.
+twice). Each variant rewrites the records and the same rules run on them. A third, *chance as the
+floor* (``chance_as_floor``), was added later still, after the summation and parity rows were read:
+the policy's "ties at the floor are uninformative" reads the floor as 0, which is chance only where
+the answer is long; on summation (chance 1/10) and parity (1/2) two rows at chance never tie at 0,
+so their order at chance entered the rankings. The variant measures each seed's unseen score from
+its problem's chance level and counts a score within noise of chance, or below it, as the floor.
 
 Rule v1 (as run; kept to show its verdicts beside v2): NoPE's mean unseen score ≥ each rival's on
 ≥ 2 of 3 problems agrees, else disagrees; init scale and closer-to-NoPE the Welch test alone.
@@ -244,7 +249,26 @@ def unseen_over_seen(rec: dict) -> dict:
                           for s in rec["per_seed"]])
 
 
-VARIANTS = {"every seed fits": every_seed_fits, "unseen ÷ seen": unseen_over_seen}
+CHANCE_BAND = 2.0  # binomial sds: a seed's unseen score this close to chance is at chance
+
+
+def chance_as_floor(rec: dict) -> dict:
+  """Variant: each seed's unseen score u measured from chance, (u − c)/(1 − c), and set to 0 when
+  u ≤ c + ``CHANCE_BAND`` · sd (at chance, or below it), where the record's ``chance`` =
+  {"mean": c, "sd": sd} is what a blind guess scores on its unseen lengths and the sd of one
+  model's unseen score at chance (``length_curves.chance_unseen``). Rows at chance then tie at 0,
+  the floor the rules know; above the band the map is increasing, so no other order changes."""
+  chance = rec.get("chance")
+  if not chance:
+    raise ValueError(f"record {rec.get('row')!r} σ={rec.get('sigma')}: field 'chance' is "
+                     f"{chance!r}; allowed: {{'mean': c, 'sd': s}} (length_study.row_records)")
+  c, band = chance["mean"], CHANCE_BAND * chance["sd"]
+  return _rewritten(rec, [s | {"unseen": 0.0 if s["unseen"] <= c + band
+                               else (s["unseen"] - c) / (1 - c)} for s in rec["per_seed"]])
+
+
+VARIANTS = {"every seed fits": every_seed_fits, "unseen ÷ seen": unseen_over_seen,
+            "chance as the floor": chance_as_floor}
 
 
 def _not_fitting(named: dict[str, dict]) -> list[str]:

@@ -68,6 +68,26 @@ def sequence_length(problem: str, n: int) -> int:
           "polynomial": 2 + 3 * n + 2, "lego": 3 * n + 1 + n - n // 2}[problem]
 
 
+def answer_values(problem: str, n: int) -> tuple[int, ...]:
+  """How many values each answer token of ``problem`` can take at length n, in answer order
+  (addition's last digit is a carry, 0 or 1; with one term a sum is never 0 and a polynomial
+  never 5 mod 10)."""
+  if problem not in PROBLEMS:
+    raise ValueError(f"problem must be one of {PROBLEMS}, got {problem!r}")
+  return {"copy": (10,) * n, "reverse": (10,) * n, "sorting": (10,) * n,
+          "addition": (10,) * n + (2,), "parity": (2,), "summation": (9 if n == 1 else 10,),
+          "polynomial": (9 if n == 1 else 10,), "lego": (2,) * (n - n // 2)}[problem]
+
+
+def chance_exact_match(problem: str, n: int) -> float:
+  """Exact match of a guess blind to x, drawn uniformly over each answer token's values:
+  Π 1/values (``answer_values``). The floor an exact match at length n is read against: 1/10 for
+  summation and polynomial evaluation (n > 1) and 1/2 for parity at every n; 2^−(n − ⌊n/2⌋) for
+  LEGO; at most 10^−n for the others. (A guess that knows more of the answer's distribution can do a
+  little better, e.g. a constant 0 on polynomial evaluation, whose values favour 0.)"""
+  return float(np.prod([1.0 / v for v in answer_values(problem, n)]))
+
+
 def _problem(problem: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
   """(x, y) tokens of one example."""
   if problem in ("copy", "reverse", "sorting"):
