@@ -370,6 +370,44 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert fitted == ["lego", "parity", "sorting", "summation"], fitted  # a newly fitted problem: update the README's words
 
 
+def test_the_docs_words_on_chance_as_the_floor_hold_on_the_kept_tables():
+  """The bullet "Measured from chance, the verdicts stand", recomputed from length_study/table.json
+  with the variant's own function."""
+  from experiments import REPO
+  with open(f"{ls.STUDY.dir}/table.json") as f:
+    study = json.load(f)
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    doc = " ".join(f.read().split())
+  rule, judged = study["verdicts"], study["verdicts"]["variants"]["chance as the floor"]
+  before, after = ls.variant_rows(rule), ls.variant_rows(judged)
+  moved = {what for what in before if before[what] != after.get(what)}
+  assert moved == {"init scale, parity: learned, base budget",
+                   "init scale, summation: learned, base budget"}, moved
+  assert all(before[w] == length_rules.NO_DIFFERENCE and after[w] == "uninformative: tie at 0"
+             for w in moved)
+  floor = length_rules.VARIANTS["chance as the floor"]
+  rows = study["rows"]
+  assert {p: rows[p]["rope"]["chance"]["mean"] for p in ("summation", "parity")} == {
+      "summation": pytest.approx(0.1), "parity": pytest.approx(0.5)}
+  for p in ("summation", "parity"):  # "both σ at chance in every seed"
+    assert all(s["unseen"] == 0 for sigma in ("0.1", "2")
+               for s in floor(rows[p][f"learned σ={sigma}"])["per_seed"])
+  rope, sinusoid = (floor(rows["summation"][pe]) for pe in ("rope", "sinusoidal_1d"))
+  assert sum(s["unseen"] > 0 for s in rope["per_seed"]) == 1  # "carried by one seed above chance"
+  assert all(s["unseen"] == 0 for s in sinusoid["per_seed"])
+  assert judged["kazemnejad"]["mean"]["verdict"] == "agrees"
+  assert judged["kazemnejad"]["mean"]["order"].index("rope") < judged["kazemnejad"]["mean"][
+      "order"].index("sinusoidal_1d")
+  assert rule["kazemnejad"]["by_seed"]["2"] == "agrees"
+  assert judged["kazemnejad"]["by_seed"]["2"] == "partly"  # "in seed 2 alone … moves to "partly""
+  assert {k: v for k, v in judged["kazemnejad"]["by_seed"].items() if k != "2"} == {
+      k: v for k, v in rule["kazemnejad"]["by_seed"].items() if k != "2"}
+  assert length_rules.CHANCE_BAND == 2  # "within two binomial standard deviations"
+  assert "Measured from chance, the verdicts stand" in doc
+  assert ("every verdict of the study reads as under the rule but the plain learned table's init "
+          "scale on summation and on parity") in doc
+
+
 def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   """docs/length_generalisation.md's bullets "At the randomized rows' own budget", recomputed from
   experiments/results/length_budget_randomized/table.json and length_study/table.json."""
