@@ -464,6 +464,41 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
     assert words in doc, words
 
 
+def test_the_docs_words_on_parity_and_summation_without_a_randomized_budget_hold():
+  """The bullet "Parity and summation get no randomized budget" and the probe's findings,
+  recomputed from length_budget_randomized/table.json and its curves."""
+  from experiments import REPO
+  with open(f"{rb.STUDY.dir}/table.json") as f:
+    probe = json.load(f)
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    doc = " ".join(f.read().split())
+  with open(f"{rb.STUDY.dir}/findings.md") as f:
+    findings = " ".join(f.read().split())
+  seen = {}  # (problem, pe, lr) -> [worst training length's exact match per evaluation]
+  for r in sorted(records.read_curves(rb.STUDY.dir), key=lambda r: r["step"]):
+    seen.setdefault((r["job"].split("_randomized_")[0], r["job"].split("_randomized_")[1],
+                     r["learning_rate"]), []).append(length_budget.seen_score(r, 8))
+  for problem in ("parity", "summation"):
+    assert not probe[problem]["fits"] and probe[problem]["fits_from"]["rope"] is not None
+    assert probe[problem]["fits_from"]["sinusoidal_1d"] is None
+    last = [c[-1] for (p, pe, _), c in seen.items() if (p, pe) == (problem, "sinusoidal_1d")]
+    assert len(last) == len(length_budget.LEARNING_RATES) and max(last) < length_budget.FIT
+  top = max(length_budget.LEARNING_RATES)
+  assert max(seen[("parity", "sinusoidal_1d", top)]) >= length_budget.FIT  # "meets the fit at some"
+  assert all(max(seen[("parity", "sinusoidal_1d", lr)]) < length_budget.FIT
+             for lr in length_budget.LEARNING_RATES if lr != top)
+  assert max(max(c) for (p, pe, _), c in seen.items()
+             if (p, pe) == ("summation", "sinusoidal_1d")) < 0.8  # "stays below 0.8"
+  assert not [j.name for j in ls.jobs() if j.name.startswith(("parity/", "summation/"))
+              and ls.ARM in j.name]  # "the length study adds no rows"
+  with open(f"{ls.STUDY.dir}/table.json") as f:
+    study = json.load(f)
+  for problem in ("parity", "summation"):  # "at which the σ-2 randomized table did not fit"
+    assert not length_rules.fits(study["rows"][problem]["randomized_learned σ=2"])
+  assert "Parity and summation get no randomized budget" in doc
+  assert "Parity and summation: no budget." in findings
+
+
 def _consecutive_seen(job):
   """Consecutive (step, seen score) pairs of one randomized probe's chosen-lr curves, every lr."""
   rows = [r for r in records.read_curves(rb.STUDY.dir) if r["job"] == job]
