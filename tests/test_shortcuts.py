@@ -163,15 +163,17 @@ def assert_same_function(pe, norm, readout="last", depth=2, weight_init="flax"):
   return make, params, tokens
 
 
-# The fast unit tier checks the PE that sets every field at once; the catalogue PEs are e2e.
+# The fast unit tier checks the PE that sets every field at once under post-norm (both shortcuts);
+# its pre-norm case and the catalogue PEs are e2e (the pre-norm last-token block alone is in the
+# fast tier through test_encoder_skipping_unread_tokens_is_exact[pre]).
+@pytest.mark.parametrize("norm", ["post", pytest.param("pre", marks=pytest.mark.e2e)])
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.e2e) for n in PES]
                          + ["every_term"])
-def test_shortcut_encoder_equals_the_plain_encoder(name):
+def test_shortcut_encoder_equals_the_plain_encoder(name, norm):
   """Every PositionalTerms field: both shortcuts (post-norm: Affine first block and last token
   only), and the last-token block alone (pre-norm)."""
   pe = EveryTermPE() if name == "every_term" else catalogue_pe(name)
-  for norm in ("post", "pre"):
-    assert_same_function(pe, norm)
+  assert_same_function(pe, norm)
 
 
 @pytest.mark.parametrize("norm", [pytest.param("post", marks=pytest.mark.e2e), "pre"])
