@@ -181,32 +181,46 @@ def findings(study: Study) -> list[str]:
   return ["", open(path).read().strip()] if os.path.exists(path) else []
 
 
-def tabulate(root: str) -> str:
-  models = STUDY.records(root)
-  rows = STUDY.curves(root, CURVE_FIELDS)
-  lines = ["# The length benchmark's budget", "",
-           "Command: `python -m experiments.length_budget` (rule in its docstring, written before "
-           "the probes ran). Seen score: exact match on the worst training length (n ≤ 8), of the "
-           "learning rate each PE chose on it.", "",
-           "| problem | tier | fits | budget (steps) | evaluations the fit held | lr | NoPE seen | "
-           "RoPE seen | minutes per job | model-steps/s |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+def probe_table(study: Study, root: str, title: str, intro: str, columns: tuple[str, ...],
+                probes: dict[str, tuple[str, int, dict[str, str]]]) -> str:
+  """Publish a budget probe's ``table.md`` and ``table.json``: ``probes`` = {key: (problem, tier,
+  {label: job name})}, each judged by ``budget_of_jobs`` over its jobs (skipped while one is
+  missing), one row per key with each label's seen score under ``columns`` (one heading per
+  label, in order); ``findings.md`` below the table."""
+  models = study.records(root)
+  rows = study.curves(root, CURVE_FIELDS)
+  lines = [f"# {title}", "", intro, "",
+           "| problem | tier | fits | budget (steps) | evaluations the fit held | lr | "
+           + "".join(f"{column} seen | " for column in columns)
+           + "minutes per job | model-steps/s |", "|---|---|---|---|---|---|" + "---|" * (
+               len(columns) + 2)]
   table = {}
-  for problem in PROBLEMS:
-    for tier in TIERS:
-      b = budget(rows, problem, tier)
-      if b is None:
-        continue
-      minutes, speed = cost(models, [job(problem, pe, tier).name for pe in PES])
-      table[f"{problem}/tier{tier}"] = dict(b, minutes_per_job=minutes, model_steps_per_s=speed)
-      lines.append(f"| {problem} | {tier} | {'yes' if b['fits'] else 'no'} | "
-                   f"{b['steps'] if b['fits'] else '—'} | {held_cell(b)} | "
-                   f"{b['learning_rate']:g} | {seen_cell(b, 'none')} | {seen_cell(b, 'rope')} | "
-                   f"{minutes:.1f} | {speed:.1f} |")
-  lines += findings(STUDY)
+  for key, (problem, tier, job_names) in probes.items():
+    b = budget_of_jobs(rows, job_names)
+    if b is None:
+      continue
+    minutes, speed = cost(models, list(job_names.values()))
+    table[key] = {"problem": problem, "tier": tier, "model": TIERS[tier]} | b | {
+        "minutes_per_job": minutes, "model_steps_per_s": speed}
+    lines.append(f"| {problem} | {tier} | {'yes' if b['fits'] else 'no'} | "
+                 f"{b['steps'] if b['fits'] else '—'} | {held_cell(b)} | "
+                 f"{b['learning_rate']:g} | " + "".join(f"{seen_cell(b, label)} | "
+                                                         for label in job_names)
+                 + f"{minutes:.1f} | {speed:.1f} |")
+  lines += findings(study)
   text = "\n".join(lines) + "\n"
-  STUDY.publish(text, table, splice=False)
+  study.publish(text, table, splice=False)
   return text
+
+
+def tabulate(root: str) -> str:
+  return probe_table(
+      STUDY, root, "The length benchmark's budget",
+      "Command: `python -m experiments.length_budget` (rule in its docstring, written before the "
+      "probes ran). Seen score: exact match on the worst training length (n ≤ 8), of the "
+      "learning rate each PE chose on it.", ("NoPE", "RoPE"),
+      {f"{problem}/tier{tier}": (problem, tier, {pe: job(problem, pe, tier).name for pe in PES})
+       for problem in PROBLEMS for tier in TIERS})
 
 
 def main(argv=None) -> int:

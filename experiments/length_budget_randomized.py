@@ -80,6 +80,15 @@ def budget(rows: list[dict], problem: str, tier: int) -> dict | None:
                                  "model": length_budget.TIERS[tier]} | b
 
 
+def probed(path: str | None = None) -> set[str]:
+  """The problems the probe has judged (a row in its table, fitted or not)."""
+  path = path or os.path.join(STUDY.dir, "table.json")
+  if not os.path.exists(path):
+    return set()
+  with open(path) as f:
+    return set(json.load(f))
+
+
 def budgets(path: str | None = None) -> dict[str, dict]:
   """{problem: {"steps", "learning_rate", "model", "tier"}} for each problem whose randomized rows
   fit within ``MAX_STEPS``; problems not probed yet, or not fitted, absent."""
@@ -94,31 +103,15 @@ def budgets(path: str | None = None) -> dict[str, dict]:
 
 
 def tabulate(root: str) -> str:
-  models = STUDY.records(root)
-  rows = STUDY.curves(root, CURVE_FIELDS)
-  lines = ["# The randomized rows' budget", "",
-           "Command: `python -m experiments.length_budget_randomized` (rule in its docstring, "
-           "written before the probes ran). Seen score: exact match on the worst training length "
-           "(n ≤ 8), of the learning rate each PE chose on it; positions drawn from "
-           f"{RANDOMIZED_RANGE}× the longest test input in training, the true ones at test.", "",
-           "| problem | tier | fits | budget (steps) | evaluations the fit held | lr | "
-           "randomized RoPE seen | randomized sinusoid seen | minutes per job | model-steps/s |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
-  table = {}
-  for problem, base in length_budget.budgets().items():
-    b = budget(rows, problem, base["tier"])
-    if b is None:
-      continue
-    minutes, speed = length_budget.cost(models, [job(problem, pe, base["tier"]).name for pe in PES])
-    table[problem] = dict(b, minutes_per_job=minutes, model_steps_per_s=speed)
-    lines.append(f"| {problem} | {base['tier']} | {'yes' if b['fits'] else 'no'} | "
-                 f"{b['steps'] if b['fits'] else '—'} | {length_budget.held_cell(b)} | "
-                 f"{b['learning_rate']:g} | {length_budget.seen_cell(b, 'rope')} | "
-                 f"{length_budget.seen_cell(b, 'sinusoidal_1d')} | {minutes:.1f} | {speed:.1f} |")
-  lines += length_budget.findings(STUDY)
-  text = "\n".join(lines) + "\n"
-  STUDY.publish(text, table, splice=False)
-  return text
+  return length_budget.probe_table(
+      STUDY, root, "The randomized rows' budget",
+      "Command: `python -m experiments.length_budget_randomized` (rule in its docstring, written "
+      "before the probes ran). Seen score: exact match on the worst training length (n ≤ 8), of "
+      f"the learning rate each PE chose on it; positions drawn from {RANDOMIZED_RANGE}× the "
+      "longest test input in training, the true ones at test.",
+      ("randomized RoPE", "randomized sinusoid"),
+      {problem: (problem, base["tier"], {pe: job(problem, pe, base["tier"]).name for pe in PES})
+       for problem, base in length_budget.budgets().items()})
 
 
 def main(argv=None) -> int:

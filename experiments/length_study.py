@@ -23,7 +23,9 @@ Rows (3 seeds each, 0–2):
 Randomized rows' own budget: where ``experiments.length_budget_randomized`` found one (its rule
 was written before its probes ran), every randomized row and its base row run again at it (rows
 ``randomized_budget/…``), so the pairs compare models trained equally long; Ruoss et al.'s verdict
-and the init scale are then given at both budgets, side by side.
+and the init scale are then given at both budgets, side by side. Where that probe found none,
+``experiments.length_budget_learned`` (written after it, before its own probes ran) may set one
+for the learned table alone: then only the randomized and the plain learned table run at it.
 
 Verdicts (``experiments.rules.length_literature``, written before the runs; ``rules.length`` for
 fit and the init scale): a row that does not fit its training lengths (seen exact match, mean over
@@ -43,6 +45,7 @@ import sys
 from experiments.framework import records, stats
 from experiments.framework.runner import Job
 from experiments.framework.study import Study, interval
+from experiments import length_budget_learned as learned_budget
 from experiments import length_budget_randomized as randomized_budget
 from experiments import length_curves
 from experiments.length_budget import budgets
@@ -68,12 +71,24 @@ def _row(problem: str, name: str, pe: str, budget: dict, randomized: bool = Fals
              overrides=tuple(overrides.items()))
 
 
-def jobs(budget_table: dict | None = None, randomized_table: dict | None = None
-         ) -> tuple[Job, ...]:
+def own_budgets(randomized_table: dict | None = None, learned_table: dict | None = None
+                ) -> dict[str, tuple[dict, tuple[str, ...], str]]:
+  """{problem: (budget, base PEs run at it, the study that set it)}: the randomized rows' own
+  budget (every randomized row and its base), else, where that probe found none, the randomized
+  learned table's (the learned table's two rows only)."""
+  own = randomized_budget.budgets() if randomized_table is None else randomized_table
+  learned = learned_budget.budgets() if learned_table is None else learned_table
+  out = {p: (b, RANDOMIZED_BASES, "experiments.length_budget_randomized") for p, b in own.items()}
+  return out | {p: (b, ("learned",), "experiments.length_budget_learned")
+                for p, b in learned.items() if p not in own}
+
+
+def jobs(budget_table: dict | None = None, randomized_table: dict | None = None,
+         learned_table: dict | None = None) -> tuple[Job, ...]:
   """Every row of every problem with a budget, and, where the randomized rows have a budget of
   their own, each randomized row and its base row again at that budget (module docstring)."""
   table = budgets() if budget_table is None else budget_table
-  own = randomized_budget.budgets() if randomized_table is None else randomized_table
+  own = own_budgets(randomized_table, learned_table)
   out = []
   for problem, b in table.items():
     for pe in (*lit.KAZEMNEJAD_ORDER, "learned"):
@@ -81,9 +96,10 @@ def jobs(budget_table: dict | None = None, randomized_table: dict | None = None
     for pe in RANDOMIZED_BASES:
       out.append(_row(problem, f"randomized_{pe}", pe, b, randomized=True))
     if problem in own:
-      for pe in RANDOMIZED_BASES:
-        out.append(_row(problem, f"{ARM}/{pe}", pe, own[problem]))
-        out.append(_row(problem, f"{ARM}/randomized_{pe}", pe, own[problem], randomized=True))
+      arm_budget, bases, _ = own[problem]
+      for pe in bases:
+        out.append(_row(problem, f"{ARM}/{pe}", pe, arm_budget))
+        out.append(_row(problem, f"{ARM}/randomized_{pe}", pe, arm_budget, randomized=True))
   return tuple(out)
 
 
@@ -154,18 +170,19 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
            f"Command: `{cmd}` (rules in its docstring and `experiments/rules/length_literature.py`, "
            "written before the runs). Exact match over seeds, mean [95% interval]; seen: n ≤ 8, "
            "unseen: 8 < n ≤ 16. A row that does not fit (seen < 0.95) gets no verdict.", ""]
-  randomized_table = randomized_budget.budgets()
+  own_table = own_budgets()
   for problem, recs in by_problem.items():
     b = budget_table[problem]
     lines += [f"## {problem}", "",
               f"Budget: {b['steps']:,} steps, lr {b['learning_rate']:g}, tier {b['tier']} "
               f"({'fits' if b['fits'] else 'no probed tier fits: the last tier in full'}).", "",
               "| row | seen | unseen | fits | minutes per job |", "|---|---|---|---|---|"]
-    own = randomized_table.get(problem)
+    own, bases, source = own_table.get(problem, (None, (), ""))
     if own:
-      lines[-2:-2] = [f"Randomized rows' own budget (`experiments.length_budget_randomized`): "
-                      f"{own['steps']:,} steps, lr {own['learning_rate']:g}; the rows "
-                      f"`{ARM}/…` ran at it, each randomized row with its base row.", ""]
+      which = ("each randomized row with its base row" if bases == RANDOMIZED_BASES
+               else "the learned table's, randomized and plain")
+      lines[-2:-2] = [f"Randomized rows' own budget (`{source}`): {own['steps']:,} steps, lr "
+                      f"{own['learning_rate']:g}; the rows `{ARM}/…` ran at it, {which}.", ""]
     for label, r in recs.items():
       fits = "yes" if length_rules.fits(r) else "**did not fit: no verdict**"
       minutes = f"{r['minutes']:.1f}" if r.get("minutes") else "—"

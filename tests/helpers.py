@@ -68,3 +68,18 @@ def one_per_mechanism(names, extra=()):
     seen.add(mechanism)
     params.append(pytest.param(name, marks=marks))
   return params + [pytest.param(e) for e in extra]
+
+
+def probe_rows(job_of, curves):
+  """Eval rows of length-budget probe jobs: ``curves`` = {key: {lr: [worst seen score per
+  evaluation]}}, ``job_of(key)`` the job's name; every training length (n ≤ 8) scores the value,
+  every unseen one 0, evaluations every ``length_budget.EVERY`` steps."""
+  from experiments import length_budget
+  rows = []
+  for key, by_lr in curves.items():
+    for lr, scores in by_lr.items():
+      for i, score in enumerate(scores):
+        levels = {f"n={n}": score if n <= 8 else 0.0 for n in range(1, 17)}
+        rows.append({"job": job_of(key), "step": (i + 1) * length_budget.EVERY,
+                     "learning_rate": lr, "test_accuracy_by_level": levels})
+  return rows

@@ -6,17 +6,11 @@ import json
 
 from experiments import length_budget, length_budget_randomized as rb
 from learnpe_jax.tasks.lengthgen.generate import sequence_length
+from tests.helpers import probe_rows
 
 
-def _rows(problem, tier, curves_by_pe):
-  rows = []
-  for pe, by_lr in curves_by_pe.items():
-    for lr, scores in by_lr.items():
-      for i, score in enumerate(scores):
-        levels = {f"n={n}": score if n <= 8 else 0.0 for n in range(1, 17)}
-        rows.append({"job": rb.job(problem, pe, tier).name, "step": (i + 1) * length_budget.EVERY,
-                     "learning_rate": lr, "test_accuracy_by_level": levels})
-  return rows
+def _rows(problem, tier, curves):
+  return probe_rows(lambda key: rb.job(problem, key, tier).name, curves)
 
 
 def test_the_probes_follow_the_base_budget_and_randomize_over_a_longer_range():

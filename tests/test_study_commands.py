@@ -12,7 +12,8 @@ from ml_collections import config_flags
 # ml_collections loads a config file with importlib's load_module (its warning, not ours)
 pytestmark = pytest.mark.filterwarnings("ignore:the load_module:DeprecationWarning")
 
-STUDIES = ("benchmark", "companion", "cpu_default", "length_budget", "length_budget_randomized",
+STUDIES = ("benchmark", "companion", "cpu_default", "length_budget", "length_budget_learned",
+           "length_budget_randomized",
            "length_study", "optimizer",
            "text_extrapolation")
 

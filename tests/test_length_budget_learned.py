@@ -1,0 +1,58 @@
+"""The randomized learned table's own budget (``experiments.length_budget_learned``): which
+problems it probes, its jobs, its rule (the base rule over the two init scales) and the rows the
+length study adds at it."""
+
+import json
+
+from experiments import length_budget, length_budget_learned as lb, length_study as ls
+from experiments import length_budget_randomized as rb
+from tests.helpers import probe_rows
+
+
+def _rows(problem, tier, curves):
+  return probe_rows(lambda key: lb.job(problem, key, tier).name, curves)
+
+
+def test_it_probes_only_problems_the_randomized_probe_left_without_a_budget():
+  base = {p: {"tier": 1, "steps": 1000, "learning_rate": 1e-3, "fits": True,
+              "model": length_budget.TIERS[1]} for p in ("sorting", "parity", "lego")}
+  jobs = {j.name: dict(j.overrides) for j in lb.jobs(base, {"sorting": base["sorting"]},
+                                                     probed={"sorting", "parity"})}
+  assert sorted(jobs) == ["parity_randomized_learned_sigma0.1", "parity_randomized_learned_sigma2"]
+  small = jobs["parity_randomized_learned_sigma0.1"]
+  assert small["sweep.pe_init_scale"] == (0.1,) and small["sweep.seeds"] == (0,)
+  assert small["sweep.learning_rate"] == length_budget.LEARNING_RATES
+  assert small["train.num_steps"] == rb.MAX_STEPS
+  assert small["model.randomized_positions"] == rb.randomized_positions("parity")
+  for job in lb.jobs(base, {}, probed={"parity"}):
+    assert job.config == "configs/length1d.py:pe=learned"
+    job.build_config()  # every override names a real config field
+
+
+def test_the_rule_is_the_base_rule_over_the_two_init_scales():
+  curves = {0.1: {1e-3: [0.5, 0.97, 0.98], 3e-3: [0.2, 0.3, 0.4]},
+            2.0: {1e-3: [0.3, 0.6, 0.96], 3e-3: [0.1, 0.2, 0.3]}}
+  b = lb.budget(_rows("parity", 1, curves), "parity", 1)
+  assert b["fits"] and b["steps"] == 3 * length_budget.EVERY and b["learning_rate"] == 1e-3
+  assert b["fits_from"] == {"σ=0.1": 2 * length_budget.EVERY, "σ=2": 3 * length_budget.EVERY}
+  assert lb.budget(_rows("parity", 1, {0.1: curves[0.1]}), "parity", 1) is None
+  unfit = {0.1: curves[0.1], 2.0: {1e-3: [0.3, 0.6, 0.9], 3e-3: [0.1, 0.2, 0.3]}}
+  assert not lb.budget(_rows("parity", 1, unfit), "parity", 1)["fits"]
+
+
+def test_the_study_runs_the_learned_rows_alone_at_it_and_prefers_the_randomized_probes_budget(
+    tmp_path):
+  base = {p: {"tier": 1, "steps": 1000, "learning_rate": 1e-3, "fits": True,
+              "model": length_budget.TIERS[1]} for p in ("sorting", "parity")}
+  own = {p: dict(base[p], steps=1500) for p in ("sorting", "parity")}
+  names = [j.name for j in ls.jobs(base, {"sorting": own["sorting"]}, own)]
+  arm = lambda p: sorted(n.split("/", 2)[2] for n in names if n.startswith(f"{p}/{ls.ARM}/"))
+  assert arm("parity") == ["learned", "randomized_learned"]
+  assert arm("sorting") == sorted(f"{r}{pe}" for pe in ls.RANDOMIZED_BASES
+                                  for r in ("", "randomized_"))
+  steps = {j.name: dict(j.overrides)["train.num_steps"] for j in ls.jobs(base, {}, own)}
+  assert steps[f"parity/{ls.ARM}/randomized_learned"] == 1500 and steps["parity/learned"] == 1000
+  path = tmp_path / "table.json"
+  path.write_text(json.dumps({"parity": dict(own["parity"], fits=True),
+                              "lego": dict(own["parity"], fits=False, steps=None)}))
+  assert list(lb.budgets(str(path))) == ["parity"]
