@@ -56,3 +56,25 @@ def test_the_study_runs_the_learned_rows_alone_at_it_and_prefers_the_randomized_
   path.write_text(json.dumps({"parity": dict(own["parity"], fits=True),
                               "lego": dict(own["parity"], fits=False, steps=None)}))
   assert list(lb.budgets(str(path))) == ["parity"]
+
+
+def test_the_findings_hold_on_the_kept_curves():
+  """experiments/results/length_budget_learned/findings.md, recomputed from its table and curves."""
+  from experiments.framework import records
+  with open(f"{lb.STUDY.dir}/table.json") as f:
+    table = json.load(f)
+  with open(f"{lb.STUDY.dir}/findings.md") as f:
+    findings = " ".join(f.read().split())
+  parity = table["parity"]
+  assert not parity["fits"] and parity["fits_from"]["σ=0.1"] is not None
+  assert parity["chosen_lr"]["σ=0.1"] == parity["learning_rate"]  # "at the problem's lr"
+  large = [length_budget.seen_score(r, 8) for r in records.read_curves(lb.STUDY.dir)
+           if r["job"] == lb.job("parity", 2.0, 1).name]
+  assert len(large) == len(length_budget.LEARNING_RATES) * (rb.MAX_STEPS // length_budget.EVERY + 1)
+  assert max(large) < 0.9  # "below 0.9 at every evaluation and learning rate"
+  assert "Parity: no budget." in findings
+  from experiments import REPO
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    doc = " ".join(f.read().split())
+  assert ("On parity the learned table's own probe finds no budget either: at σ 2 the randomized "
+          "table does not learn the training lengths, where at σ 0.1 it does") in doc
