@@ -73,8 +73,34 @@ def test_the_findings_hold_on_the_kept_curves():
   assert len(large) == len(length_budget.LEARNING_RATES) * (rb.MAX_STEPS // length_budget.EVERY + 1)
   assert max(large) < 0.9  # "below 0.9 at every evaluation and learning rate"
   assert "Parity: no budget." in findings
+  summation = table["summation"]
+  assert not summation["fits"] and set(summation["fits_from"].values()) == {None}
+  curves = {s: {} for s in lb.SIGMAS}
+  for r in sorted(records.read_curves(lb.STUDY.dir), key=lambda r: r["step"]):
+    for s in lb.SIGMAS:
+      if r["job"] == lb.job("summation", s, 1).name:
+        curves[s].setdefault(r["learning_rate"], []).append(length_budget.seen_score(r, 8))
+  assert max(max(c) for c in curves[2.0].values()) <= 0.13 + 1e-6  # "at or below 0.13"
+  met = [lr for lr, c in curves[0.1].items() if max(c) >= length_budget.FIT]
+  assert len(met) == 2 and all(curves[0.1][lr][-1] < length_budget.FIT for lr in curves[0.1])
+  assert min(curves[0.1][lr][-1] for lr in met) < 0.15  # "falls back to near chance"
+  assert summation["learning_rate"] not in met or curves[0.1][summation["learning_rate"]][-1] < (
+      length_budget.FIT)
+  assert "Summation: no budget." in findings
   from experiments import REPO
   with open(f"{REPO}/docs/length_generalisation.md") as f:
     doc = " ".join(f.read().split())
-  assert ("On parity the learned table's own probe finds no budget either: at σ 2 the randomized "
-          "table does not learn the training lengths, where at σ 0.1 it does") in doc
+  assert ("The learned table's own probe finds no budget on parity or summation either: at σ 2 "
+          "the randomized table does not learn the training lengths") in doc
+  assert "on summation it meets the fit at some evaluations and keeps it at none" in doc
+  with open(f"{REPO}/README.md") as f:
+    readme = " ".join(f.read().split())
+  assert ("On parity and summation it gets none: there the large-σ randomized table does not "
+          "learn the training lengths, even given steps of its own") in readme
+  with open(f"{ls.STUDY.dir}/table.json") as f:  # "it gets none" at the base budget too
+    study = json.load(f)
+  for problem in ("parity", "summation"):
+    assert study["verdicts"]["init_scale"][f"{problem}: randomized_learned"]["verdict"] == (
+        "did not fit: no verdict")
+    assert f"{problem}: randomized_learned" not in study["verdicts"].get(
+        f"init_scale_{ls.ARM}", {})
