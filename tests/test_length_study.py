@@ -200,6 +200,12 @@ def test_the_docs_words_hold_on_the_kept_tables():
     assert b["fits"] and b["steps"] == length_budget.MAX_STEPS and b["evaluations_held"] == 1
     assert b["chosen_lr"]["none"] != b["learning_rate"]
     assert b["seen_at_problem_lr"]["none"] < length_budget.FIT
+  addition = probe["addition/tier1"]  # "while RoPE fits every training length"
+  assert not addition["fits"] and addition["fits_from"]["rope"] is not None
+  polynomial_rope = rows_of("tier1_polynomial_rope")  # "and RoPE at or below 0.31"
+  assert len(polynomial_rope) == len(rows_of("tier1_polynomial_none"))  # every evaluation, every lr
+  assert max(length_budget.seen_score(r, 8) for r in polynomial_rope) <= 0.31 + 1e-6
+  assert not probe["polynomial/tier1"]["fits"]
   polynomial_none = rows_of("tier1_polynomial_none")  # "stays at or below 0.21 (it learns n = 1 only)"
   assert polynomial_none and max(length_budget.seen_score(r, 8) for r in polynomial_none) <= 0.21
   last_step = max(r["step"] for r in polynomial_none)
