@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import Callable
 
 import numpy as np
 
@@ -79,7 +80,8 @@ def seen_score(row: dict, max_train_length: int) -> float:
   return min(by_level[f"n={n}"] for n in range(1, max_train_length + 1))
 
 
-def _curves(rows: list[dict], job_name: str, max_train_length: int) -> dict[float, list]:
+def seen_curves(rows: list[dict], job_name: str, max_train_length: int = 8
+                ) -> dict[float, list]:
   """{learning rate: [(step, seen score), …]} of one job's eval rows, by step."""
   out: dict[float, list] = {}
   for r in sorted(records.of_job(rows, job_name), key=lambda r: r["step"]):
@@ -104,7 +106,7 @@ def budget_of_jobs(rows: list[dict], job_names: dict[str, str],
   """The rule (module docstring) over the probe jobs ``{pe: job name}``: each PE's learning rate,
   the problem's learning rate and the first step from which every PE keeps the fit; None while a
   job's curve is missing."""
-  curves = {pe: _curves(rows, name, max_train_length) for pe, name in job_names.items()}
+  curves = {pe: seen_curves(rows, name, max_train_length) for pe, name in job_names.items()}
   if not all(curves.values()):
     return None
   last = {pe: {lr: c[-1][1] for lr, c in by_lr.items()} for pe, by_lr in curves.items()}
@@ -136,10 +138,22 @@ def held_cell(b: dict) -> str:
   return "—" if b.get("evaluations_held") is None else str(b["evaluations_held"])
 
 
+def problem_budget(rows: list[dict], problem: str, tier: int, job_names: dict[str, str],
+                   max_train_length: int = 8) -> dict | None:
+  """``budget_of_jobs`` over ``job_names`` ({label: job name}), with the problem, the tier and
+  its model; None while a job is missing."""
+  b = budget_of_jobs(rows, job_names, max_train_length)
+  return None if b is None else {"problem": problem, "tier": tier, "model": TIERS[tier]} | b
+
+
+def probe_jobs(problem: str, tier: int) -> dict[str, str]:
+  """{PE: job name} of the NoPE and RoPE probes of one problem and tier."""
+  return {pe: job(problem, pe, tier).name for pe in PES}
+
+
 def budget(rows: list[dict], problem: str, tier: int, max_train_length: int = 8) -> dict | None:
   """The rule for one problem and tier (NoPE and RoPE's probes); None while a job is missing."""
-  b = budget_of_jobs(rows, {pe: job(problem, pe, tier).name for pe in PES}, max_train_length)
-  return None if b is None else {"problem": problem, "tier": tier, "model": TIERS[tier]} | b
+  return problem_budget(rows, problem, tier, probe_jobs(problem, tier), max_train_length)
 
 
 def budgets(path: str | None = None) -> dict[str, dict]:
@@ -182,11 +196,12 @@ def findings(study: Study) -> list[str]:
 
 
 def probe_table(study: Study, root: str, title: str, intro: str, columns: tuple[str, ...],
-                probes: dict[str, tuple[str, int, dict[str, str]]]) -> str:
-  """Publish a budget probe's ``table.md`` and ``table.json``: ``probes`` = {key: (problem, tier,
-  {label: job name})}, each judged by ``budget_of_jobs`` over its jobs (skipped while one is
-  missing), one row per key with each label's seen score under ``columns`` (one heading per
-  label, in order); ``findings.md`` below the table."""
+                probes: dict[str, tuple[str, int]],
+                job_names: Callable[[str, int], dict[str, str]]) -> str:
+  """Publish a budget probe's ``table.md`` and ``table.json``: ``probes`` = {key: (problem,
+  tier)}, each judged by ``problem_budget`` over ``job_names(problem, tier)`` ({label: job name};
+  skipped while one is missing), one row per key with each label's seen score under ``columns``
+  (one heading per label, in order); ``findings.md`` below the table."""
   models = study.records(root)
   rows = study.curves(root, CURVE_FIELDS)
   lines = [f"# {title}", "", intro, "",
@@ -195,17 +210,17 @@ def probe_table(study: Study, root: str, title: str, intro: str, columns: tuple[
            + "minutes per job | model-steps/s |", "|---|---|---|---|---|---|" + "---|" * (
                len(columns) + 2)]
   table = {}
-  for key, (problem, tier, job_names) in probes.items():
-    b = budget_of_jobs(rows, job_names)
+  for key, (problem, tier) in probes.items():
+    names = job_names(problem, tier)
+    b = problem_budget(rows, problem, tier, names)
     if b is None:
       continue
-    minutes, speed = cost(models, list(job_names.values()))
-    table[key] = {"problem": problem, "tier": tier, "model": TIERS[tier]} | b | {
-        "minutes_per_job": minutes, "model_steps_per_s": speed}
+    minutes, speed = cost(models, list(names.values()))
+    table[key] = b | {"minutes_per_job": minutes, "model_steps_per_s": speed}
     lines.append(f"| {problem} | {tier} | {'yes' if b['fits'] else 'no'} | "
                  f"{b['steps'] if b['fits'] else '—'} | {held_cell(b)} | "
                  f"{b['learning_rate']:g} | " + "".join(f"{seen_cell(b, label)} | "
-                                                         for label in job_names)
+                                                         for label in names)
                  + f"{minutes:.1f} | {speed:.1f} |")
   lines += findings(study)
   text = "\n".join(lines) + "\n"
@@ -219,8 +234,8 @@ def tabulate(root: str) -> str:
       "Command: `python -m experiments.length_budget` (rule in its docstring, written before the "
       "probes ran). Seen score: exact match on the worst training length (n ≤ 8), of the "
       "learning rate each PE chose on it.", ("NoPE", "RoPE"),
-      {f"{problem}/tier{tier}": (problem, tier, {pe: job(problem, pe, tier).name for pe in PES})
-       for problem in PROBLEMS for tier in TIERS})
+      {f"{problem}/tier{tier}": (problem, tier) for problem in PROBLEMS for tier in TIERS},
+      probe_jobs)
 
 
 def main(argv=None) -> int:

@@ -79,12 +79,14 @@ def jobs(base: dict | None = None, randomized: dict | None = None,
 STUDY = Study("length_budget_learned", jobs())
 
 
+def probe_jobs(problem: str, tier: int) -> dict[str, str]:
+  """{'σ=0.1' / 'σ=2': job name} of one problem's two probes."""
+  return {f"σ={s:g}": job(problem, s, tier).name for s in SIGMAS}
+
+
 def budget(rows: list[dict], problem: str, tier: int) -> dict | None:
   """The rule (module docstring) for one problem; None while a probe's curve is missing."""
-  b = length_budget.budget_of_jobs(rows, {f"σ={s:g}": job(problem, s, tier).name
-                                          for s in SIGMAS})
-  return None if b is None else {"problem": problem, "tier": tier,
-                                 "model": length_budget.TIERS[tier]} | b
+  return length_budget.problem_budget(rows, problem, tier, probe_jobs(problem, tier))
 
 
 def budgets(path: str | None = None) -> dict[str, dict]:
@@ -102,8 +104,7 @@ def tabulate(root: str) -> str:
       "rate each σ chose on it; positions drawn from "
       f"{randomized_budget.RANDOMIZED_RANGE}× the longest test input in training, the true ones "
       "at test.", ("σ = 0.1", "σ = 2"),
-      {problem: (problem, b["tier"], {f"σ={s:g}": job(problem, s, b["tier"]).name
-                                      for s in SIGMAS}) for problem, b in problems().items()})
+      {problem: (problem, b["tier"]) for problem, b in problems().items()}, probe_jobs)
 
 
 def main(argv=None) -> int:

@@ -73,11 +73,14 @@ def jobs(base: dict | None = None) -> tuple[Job, ...]:
 STUDY = Study("length_budget_randomized", jobs())
 
 
+def probe_jobs(problem: str, tier: int) -> dict[str, str]:
+  """{PE: job name} of the randomized RoPE and sinusoid probes of one problem."""
+  return {pe: job(problem, pe, tier).name for pe in PES}
+
+
 def budget(rows: list[dict], problem: str, tier: int) -> dict | None:
   """The rule (module docstring) for one problem; None while a probe's curve is missing."""
-  b = length_budget.budget_of_jobs(rows, {pe: job(problem, pe, tier).name for pe in PES})
-  return None if b is None else {"problem": problem, "tier": tier,
-                                 "model": length_budget.TIERS[tier]} | b
+  return length_budget.problem_budget(rows, problem, tier, probe_jobs(problem, tier))
 
 
 def probed(path: str | None = None) -> set[str]:
@@ -110,8 +113,8 @@ def tabulate(root: str) -> str:
       f"the learning rate each PE chose on it; positions drawn from {RANDOMIZED_RANGE}× the "
       "longest test input in training, the true ones at test.",
       ("randomized RoPE", "randomized sinusoid"),
-      {problem: (problem, base["tier"], {pe: job(problem, pe, base["tier"]).name for pe in PES})
-       for problem, base in length_budget.budgets().items()})
+      {problem: (problem, base["tier"]) for problem, base in length_budget.budgets().items()},
+      probe_jobs)
 
 
 def main(argv=None) -> int:

@@ -68,18 +68,17 @@ def test_the_findings_hold_on_the_kept_curves():
   parity = table["parity"]
   assert not parity["fits"] and parity["fits_from"]["σ=0.1"] is not None
   assert parity["chosen_lr"]["σ=0.1"] == parity["learning_rate"]  # "at the problem's lr"
-  large = [length_budget.seen_score(r, 8) for r in records.read_curves(lb.STUDY.dir)
-           if r["job"] == lb.job("parity", 2.0, 1).name]
-  assert len(large) == len(length_budget.LEARNING_RATES) * (rb.MAX_STEPS // length_budget.EVERY + 1)
-  assert max(large) < 0.9  # "below 0.9 at every evaluation and learning rate"
+  kept = records.read_curves(lb.STUDY.dir)
+  seen = lambda problem, sigma: {lr: [s for _, s in c] for lr, c in length_budget.seen_curves(
+      kept, lb.job(problem, sigma, 1).name).items()}
+  large = seen("parity", 2.0)
+  assert sorted(large) == sorted(length_budget.LEARNING_RATES)
+  assert all(len(c) == rb.MAX_STEPS // length_budget.EVERY + 1 for c in large.values())
+  assert max(max(c) for c in large.values()) < 0.9  # "below 0.9 at every evaluation and lr"
   assert "Parity: no budget." in findings
   summation = table["summation"]
   assert not summation["fits"] and set(summation["fits_from"].values()) == {None}
-  curves = {s: {} for s in lb.SIGMAS}
-  for r in sorted(records.read_curves(lb.STUDY.dir), key=lambda r: r["step"]):
-    for s in lb.SIGMAS:
-      if r["job"] == lb.job("summation", s, 1).name:
-        curves[s].setdefault(r["learning_rate"], []).append(length_budget.seen_score(r, 8))
+  curves = {s: seen("summation", s) for s in lb.SIGMAS}
   assert max(max(c) for c in curves[2.0].values()) <= 0.13 + 1e-6  # "at or below 0.13"
   met = [lr for lr, c in curves[0.1].items() if max(c) >= length_budget.FIT]
   assert len(met) == 2 and all(curves[0.1][lr][-1] < length_budget.FIT for lr in curves[0.1])

@@ -428,8 +428,10 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   assert probe["fits"] and probe["steps"] == rb.MAX_STEPS and probe["evaluations_held"] == 1
   assert set(probe["fits_from"].values()) == {rb.MAX_STEPS}
   assert probe["chosen_lr"]["sinusoidal_1d"] != probe["learning_rate"]
-  swings = [abs(a["s"] - b["s"]) for pe in rb.PES for a, b in _consecutive_seen(
-      f"sorting_randomized_{pe}") if a["step"] > rb.MAX_STEPS * 2 // 3]
+  kept = records.read_curves(rb.STUDY.dir)
+  swings = [abs(a - b) for pe in rb.PES
+            for curve in length_budget.seen_curves(kept, f"sorting_randomized_{pe}").values()
+            for (step, a), (_, b) in zip(curve, curve[1:]) if step > rb.MAX_STEPS * 2 // 3]
   assert max(swings) > 0.2  # "swing by tens of points"
   rows = study["rows"]["sorting"]
   arm = lambda label: rows[f"{ls.ARM}/{label}"]
@@ -480,21 +482,20 @@ def test_the_docs_words_on_parity_and_summation_without_a_randomized_budget_hold
     doc = " ".join(f.read().split())
   with open(f"{rb.STUDY.dir}/findings.md") as f:
     findings = " ".join(f.read().split())
-  seen = {}  # (problem, pe, lr) -> [worst training length's exact match per evaluation]
-  for r in sorted(records.read_curves(rb.STUDY.dir), key=lambda r: r["step"]):
-    seen.setdefault((r["job"].split("_randomized_")[0], r["job"].split("_randomized_")[1],
-                     r["learning_rate"]), []).append(length_budget.seen_score(r, 8))
+  kept = records.read_curves(rb.STUDY.dir)
+  seen = {(problem, pe): {lr: [s for _, s in c] for lr, c in length_budget.seen_curves(
+      kept, rb.job(problem, pe, 1).name).items()} for problem in ("parity", "summation")
+      for pe in rb.PES}  # worst training length's exact match per evaluation, by lr
   for problem in ("parity", "summation"):
     assert not probe[problem]["fits"] and probe[problem]["fits_from"]["rope"] is not None
     assert probe[problem]["fits_from"]["sinusoidal_1d"] is None
-    last = [c[-1] for (p, pe, _), c in seen.items() if (p, pe) == (problem, "sinusoidal_1d")]
+    last = [c[-1] for c in seen[(problem, "sinusoidal_1d")].values()]
     assert len(last) == len(length_budget.LEARNING_RATES) and max(last) < length_budget.FIT
   top = max(length_budget.LEARNING_RATES)
-  assert max(seen[("parity", "sinusoidal_1d", top)]) >= length_budget.FIT  # "meets the fit at some"
-  assert all(max(seen[("parity", "sinusoidal_1d", lr)]) < length_budget.FIT
+  assert max(seen[("parity", "sinusoidal_1d")][top]) >= length_budget.FIT  # "meets the fit at some"
+  assert all(max(seen[("parity", "sinusoidal_1d")][lr]) < length_budget.FIT
              for lr in length_budget.LEARNING_RATES if lr != top)
-  assert max(max(c) for (p, pe, _), c in seen.items()
-             if (p, pe) == ("summation", "sinusoidal_1d")) < 0.8  # "stays below 0.8"
+  assert max(max(c) for c in seen[("summation", "sinusoidal_1d")].values()) < 0.8  # "below 0.8"
   assert not [j.name for j in ls.jobs() if j.name.startswith(("parity/", "summation/"))
               and ls.ARM in j.name]  # "the length study adds no rows"
   with open(f"{ls.STUDY.dir}/table.json") as f:
@@ -503,16 +504,6 @@ def test_the_docs_words_on_parity_and_summation_without_a_randomized_budget_hold
     assert not length_rules.fits(study["rows"][problem]["randomized_learned σ=2"])
   assert "Parity and summation get no randomized budget" in doc
   assert "Parity and summation: no budget." in findings
-
-
-def _consecutive_seen(job):
-  """Consecutive (step, seen score) pairs of one randomized probe's chosen-lr curves, every lr."""
-  rows = [r for r in records.read_curves(rb.STUDY.dir) if r["job"] == job]
-  by_lr = {}
-  for r in sorted(rows, key=lambda r: r["step"]):
-    by_lr.setdefault(r["learning_rate"], []).append(
-        {"step": r["step"], "s": length_budget.seen_score(r, 8)})
-  return [(a, b) for curve in by_lr.values() for a, b in zip(curve, curve[1:])]
 
 
 def test_the_docs_description_of_the_randomized_budget_curves_holds_on_the_records():
