@@ -55,3 +55,15 @@ def pytest_configure(config):
   os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", cache)
   os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
   os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+
+
+@pytest.hookimpl(trylast=True)  # after `-m` has deselected
+def pytest_collection_modifyitems(config, items):
+  """A session that runs no ``e2e`` or ``slow`` test (the fast unit tier) compiles without XLA's
+  optimisation passes: its tests build many small models and run each once or twice, so the
+  passes cost more than they save (about a third of the tier's CPU time). Sessions with ``e2e`` or
+  ``slow`` tests, which train for many steps, keep XLA's defaults. The flag is per process, not per
+  test, because JAX keeps compiled programs across tests."""
+  if items and not any(item.get_closest_marker(m) for item in items for m in ("e2e", "slow")):
+    import jax
+    jax.config.update("jax_disable_most_optimizations", True)

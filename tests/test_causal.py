@@ -28,9 +28,10 @@ def _model(name: str, causal: bool, shortcuts: bool = True) -> Encoder:
 
 
 def _outputs(model, positions, x, later):
-  params = model.init(jax.random.PRNGKey(0), x, positions)
+  params = jax.jit(lambda key: model.init(key, x, positions))(jax.random.PRNGKey(0))
   changed = x.at[:, T + 1:].set(later)
-  return model.apply(params, x, positions), model.apply(params, changed, positions)
+  apply = jax.jit(lambda tokens: model.apply(params, tokens, positions))
+  return apply(x), apply(changed)
 
 
 @pytest.mark.parametrize("name", one_per_mechanism(sorted(REGISTRY)))

@@ -147,8 +147,9 @@ def test_peg_without_the_block_input_is_an_error_but_for_the_projects_models():
   with pytest.raises(PEError, match="x_BNW=None"):
     pe.make("peg", **SHAPE).init(KEY, positions, 1)
   model = Encoder(pe=pe.make("peg", **SHAPE), width=32, depth=2, num_heads=4)
-  variables = model.init(KEY, jnp.ones((2, 16, 3)), positions)
-  assert model.apply(variables, positions, method=Encoder.pe_add_terms) is None
+  variables = jax.eval_shape(lambda: model.init(KEY, jnp.ones((2, 16, 3)), positions))  # traced
+  assert jax.eval_shape(lambda v: model.apply(v, positions, method=Encoder.pe_add_terms),
+                        variables) is None
 
 
 def test_none_in_a_decoder_does_not_warn_about_an_encoder(monkeypatch):

@@ -89,9 +89,9 @@ def as_jnp(positions):
 
 # ---- every PE: forward + gradients on 1-D, 2-D and 3-D ----------------------------------------
 def _forward_and_grad(model, x, positions, name, kind):
-  params = model.init(jax.random.PRNGKey(1), x, positions)["params"]
-  loss, grads = jax.value_and_grad(
-      lambda p: jnp.sum(model.apply({"params": p}, x, positions) ** 2))(params)
+  params = jax.jit(model.init)(jax.random.PRNGKey(1), x, positions)["params"]
+  loss, grads = jax.jit(jax.value_and_grad(
+      lambda p: jnp.sum(model.apply({"params": p}, x, positions) ** 2)))(params)
   assert np.isfinite(float(loss)), (name, kind)
   assert all(np.all(np.isfinite(g)) for g in jax.tree.leaves(grads)), (name, kind)
   if get_spec(name).learnable:
