@@ -506,6 +506,25 @@ def test_the_docs_words_on_parity_and_summation_without_a_randomized_budget_hold
   assert "Parity and summation: no budget." in findings
 
 
+def test_the_findings_on_lego_without_a_randomized_budget_hold():
+  """length_budget_randomized/findings.md, "LEGO: no budget": recomputed from the kept curves."""
+  with open(f"{rb.STUDY.dir}/table.json") as f:
+    probe = json.load(f)["lego"]
+  with open(f"{rb.STUDY.dir}/findings.md") as f:
+    findings = " ".join(f.read().split())
+  kept = records.read_curves(rb.STUDY.dir)
+  seen = {pe: {lr: [s for _, s in c] for lr, c in length_budget.seen_curves(
+      kept, rb.job("lego", pe, 1).name).items()} for pe in rb.PES}
+  assert not probe["fits"] and set(probe["fits_from"].values()) == {None}  # "neither fits"
+  top = max(length_budget.LEARNING_RATES)
+  best = {lr: max(c) for lr, c in seen["rope"].items()}
+  assert max(best, key=best.get) == top and round(best[top], 2) == 0.93  # "at most 0.93"
+  assert round(seen["rope"][top][-1], 2) == 0.85  # "0.85 at the last step"
+  assert round(max(max(c) for c in seen["sinusoidal_1d"].values()), 2) <= 0.14  # "at or below 0.14"
+  assert not [j.name for j in ls.jobs() if j.name.startswith("lego/") and ls.ARM in j.name]
+  assert "LEGO: no budget, and neither randomized PE fits." in findings
+
+
 def test_the_docs_description_of_the_randomized_budget_curves_holds_on_the_records():
   """The bullet "The curves at that budget": each statement on the mean over seeds per length."""
   models = _study_models()
