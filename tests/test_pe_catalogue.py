@@ -425,8 +425,8 @@ def test_sigma_is_a_traced_per_model_array(name):
   positions = as_jnp(positions_of("2d"))
   x = stream_for(positions)
   sigmas = jnp.array([0.5, 2.0])
-  params = jax.vmap(lambda s: make_mini(name, positions, s).init(jax.random.PRNGKey(0), x,
-                                                                  positions)["params"])(sigmas)
+  params = jax.jit(jax.vmap(lambda s: make_mini(name, positions, s).init(
+      jax.random.PRNGKey(0), x, positions)["params"]))(sigmas)
   prefixes = get_spec(name).module.scaled_params
   flat = jax.tree_util.tree_flatten_with_path(params["pe"])[0]
   scaled = [v for path, v in flat if any(str(getattr(k, "key", "")).startswith(prefixes)
