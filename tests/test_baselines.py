@@ -72,8 +72,8 @@ def test_sigma_scales_the_baseline_pe_as_a_traced_array():
   task = types.SimpleNamespace(num_tokens=16, num_outputs=4)
   positions = jax.tree.map(jnp.asarray, grid_positions((4, 4)))
   tokens = jnp.ones((1, 16, 5))
-  params = jax.jit(jax.vmap(lambda s: build_model(config, task, pe_init_scale=s).init(
-      jax.random.PRNGKey(0), tokens, positions)["params"]))(jnp.array([0.1, 2.0]))
+  params = jax.vmap(lambda s: build_model(config, task, pe_init_scale=s).init(
+      jax.random.PRNGKey(0), tokens, positions)["params"])(jnp.array([0.1, 2.0]))
   table = np.asarray(params["pe"]["table_0"])
   np.testing.assert_allclose(table[1], table[0] * 20.0, rtol=1e-5)
   np.testing.assert_allclose(params["rnn_0"]["cell"]["ir"]["kernel"][0],

@@ -28,10 +28,9 @@ def _model(name: str, causal: bool, shortcuts: bool = True) -> Encoder:
 
 
 def _outputs(model, positions, x, later):
-  params = jax.jit(lambda key: model.init(key, x, positions))(jax.random.PRNGKey(0))
+  params = model.init(jax.random.PRNGKey(0), x, positions)
   changed = x.at[:, T + 1:].set(later)
-  apply = jax.jit(lambda tokens: model.apply(params, tokens, positions))
-  return apply(x), apply(changed)
+  return model.apply(params, x, positions), model.apply(params, changed, positions)
 
 
 @pytest.mark.parametrize("name", one_per_mechanism(sorted(REGISTRY)))

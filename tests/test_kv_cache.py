@@ -38,14 +38,14 @@ def test_cache_decoding_equals_the_full_forward(name):
   forward over the N tokens alone too."""
   model = decoder.Decoder(vocab=16, width=16, num_heads=2, depth=2, max_len=12, pe_name=name)
   tokens = jax.random.randint(jax.random.PRNGKey(0), (2, 9), 0, 16)
-  params = jax.jit(model.init)(jax.random.PRNGKey(1), tokens)
+  params = model.init(jax.random.PRNGKey(1), tokens)
   cached = decoder.decode_logits(model, params, tokens)
   padded = jnp.zeros((2, 12), tokens.dtype).at[:, :9].set(tokens)
-  full = jax.jit(model.apply)
-  full_padded = full(params, padded)[:, :9]  # causal: the padding reaches no earlier row
+  full_padded = model.apply(params, padded)[:, :9]  # causal: the padding reaches no earlier row
   np.testing.assert_allclose(cached, full_padded, atol=1e-4, rtol=1e-4, err_msg=name)
   if name not in EXTENT_DEPENDENT:
-    np.testing.assert_allclose(cached, full(params, tokens), atol=1e-4, rtol=1e-4, err_msg=name)
+    np.testing.assert_allclose(cached, model.apply(params, tokens), atol=1e-4, rtol=1e-4,
+                               err_msg=name)
 
 
 def test_generation_through_the_cache_equals_the_full_forward_with_rope_scaling():
@@ -53,7 +53,7 @@ def test_generation_through_the_cache_equals_the_full_forward_with_rope_scaling(
                           pe_fields=(("rope_scaling", "yarn"), ("rope_scaling_factor", 4.0),
                                      ("original_max_positions", 4)))
   prompt = jax.random.randint(jax.random.PRNGKey(2), (1, 5), 0, 16)
-  params = jax.jit(model.init)(jax.random.PRNGKey(3), prompt)
+  params = model.init(jax.random.PRNGKey(3), prompt)
   with_cache = decoder.generate(model, params, prompt, 8, use_cache=True)
   without = decoder.generate(model, params, prompt, 8, use_cache=False)
   assert with_cache.shape == (1, 13) and np.array_equal(with_cache, without)

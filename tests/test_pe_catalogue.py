@@ -89,9 +89,9 @@ def as_jnp(positions):
 
 # ---- every PE: forward + gradients on 1-D, 2-D and 3-D ----------------------------------------
 def _forward_and_grad(model, x, positions, name, kind):
-  params = jax.jit(model.init)(jax.random.PRNGKey(1), x, positions)["params"]
-  loss, grads = jax.jit(jax.value_and_grad(
-      lambda p: jnp.sum(model.apply({"params": p}, x, positions) ** 2)))(params)
+  params = model.init(jax.random.PRNGKey(1), x, positions)["params"]
+  loss, grads = jax.value_and_grad(
+      lambda p: jnp.sum(model.apply({"params": p}, x, positions) ** 2))(params)
   assert np.isfinite(float(loss)), (name, kind)
   assert all(np.all(np.isfinite(g)) for g in jax.tree.leaves(grads)), (name, kind)
   if get_spec(name).learnable:
@@ -425,8 +425,8 @@ def test_sigma_is_a_traced_per_model_array(name):
   positions = as_jnp(positions_of("2d"))
   x = stream_for(positions)
   sigmas = jnp.array([0.5, 2.0])
-  params = jax.jit(jax.vmap(lambda s: make_mini(name, positions, s).init(
-      jax.random.PRNGKey(0), x, positions)["params"]))(sigmas)
+  params = jax.vmap(lambda s: make_mini(name, positions, s).init(jax.random.PRNGKey(0), x,
+                                                                  positions)["params"])(sigmas)
   prefixes = get_spec(name).module.scaled_params
   flat = jax.tree_util.tree_flatten_with_path(params["pe"])[0]
   scaled = [v for path, v in flat if any(str(getattr(k, "key", "")).startswith(prefixes)
