@@ -238,14 +238,33 @@ def tabulate(root: str) -> str:
       probe_jobs)
 
 
+def left_by_earlier_tiers(tier: int, path: str | None = None) -> list[str]:
+  """The problems a tier probes: every problem for the first; for a later one, those that every
+  earlier tier was probed on and did not fit (the rule stops at the first tier that fits)."""
+  if tier == min(TIERS):
+    return list(PROBLEMS)
+  path = path or os.path.join(STUDY.dir, "table.json")
+  table = {}
+  if os.path.exists(path):
+    with open(path) as f:
+      table = json.load(f)
+  earlier = [t for t in TIERS if t < tier]
+  return [p for p in PROBLEMS if all(f"{p}/tier{t}" in table and not table[f"{p}/tier{t}"]["fits"]
+                                     for t in earlier)]
+
+
 def main(argv=None) -> int:
   argv = list(sys.argv[1:] if argv is None else argv)
   tier = next((a.split("=", 1)[1] for a in argv if a.startswith("--tier=")), None)
   if tier is not None:
     if tier not in {str(t) for t in TIERS}:
       raise SystemExit(f"--tier={tier}: allowed: {', '.join(map(str, TIERS))}")
+    problems = left_by_earlier_tiers(int(tier))
+    if not problems:
+      raise SystemExit(f"--tier={tier}: no problem is left by the earlier tiers (every one fits "
+                       "or waits for an earlier probe)")
     argv = [a for a in argv if not a.startswith("--tier=")]
-    argv.append("--jobs=" + ",".join(j.name for j in JOBS if j.name.startswith(f"tier{tier}_")))
+    argv.append("--jobs=" + ",".join(job(p, pe, int(tier)).name for p in problems for pe in PES))
   return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
 
 

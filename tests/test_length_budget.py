@@ -2,6 +2,8 @@
 it reads only the training lengths, needs both reference PEs to keep the fit, and picks the
 learning rates on the seen score."""
 
+import json
+
 from experiments import length_budget as lb
 
 
@@ -68,3 +70,23 @@ def test_every_problem_and_pe_has_a_probe_per_tier():
   names = {j.name for j in lb.JOBS}
   assert len(names) == len(lb.JOBS) == len(lb.TIERS) * len(lb.PES) * len(lb.PROBLEMS)
   assert "tier1_lego_none" in names and "tier2_addition_rope" in names
+
+
+def test_a_later_tier_probes_only_the_problems_every_earlier_tier_left(tmp_path):
+  """``--tier=2`` runs the problems tier 1 was probed on and did not fit; a problem tier 1 fits,
+  or has not been probed on yet, gets no tier-2 job."""
+  path = tmp_path / "table.json"
+  first, second = sorted(lb.TIERS)[:2]
+  assert lb.left_by_earlier_tiers(first, str(path)) == list(lb.PROBLEMS)
+  assert lb.left_by_earlier_tiers(second, str(path)) == []  # nothing probed yet
+  fits = {p: i % 2 == 0 for i, p in enumerate(lb.PROBLEMS[:-1])}  # the last problem: unprobed
+  path.write_text(json.dumps({f"{p}/tier{first}": {"fits": f} for p, f in fits.items()}))
+  assert lb.left_by_earlier_tiers(second, str(path)) == [p for p, f in fits.items() if not f]
+
+
+def test_the_kept_table_sends_the_problems_tier_1_left_to_tier_2():
+  with open(f"{lb.STUDY.dir}/table.json") as f:
+    table = json.load(f)
+  left = lb.left_by_earlier_tiers(2)
+  assert left == [p for p in lb.PROBLEMS if not table[f"{p}/tier1"]["fits"]]
+  assert set(left) == {"copy", "reverse", "addition", "polynomial"}
