@@ -6,6 +6,7 @@ import json
 
 from experiments import length_budget, length_budget_learned as lb, length_study as ls
 from experiments import length_budget_randomized as rb
+from experiments.rules import length as length_rules
 from tests.helpers import probe_rows
 
 
@@ -103,3 +104,33 @@ def test_the_findings_hold_on_the_kept_curves():
         "did not fit: no verdict")
     assert f"{problem}: randomized_learned" not in study["verdicts"].get(
         f"init_scale_{ls.ARM}", {})
+
+
+def test_the_findings_on_lego_hold_on_the_kept_curves():
+  """findings.md "LEGO: no budget", the docs bullet and the README's clause on LEGO."""
+  from experiments import REPO
+  from experiments.framework import records
+  from learnpe_jax.tasks.lengthgen import generate
+  with open(f"{lb.STUDY.dir}/table.json") as f:
+    lego = json.load(f)["lego"]
+  assert not lego["fits"] and set(lego["fits_from"].values()) == {None}
+  kept = records.read_curves(lb.STUDY.dir)
+  curves = {s: [[x for _, x in c] for c in length_budget.seen_curves(
+      kept, lb.job("lego", s, 1).name).values()] for s in lb.SIGMAS}
+  for sigma, bound in ((0.1, 0.42), (2.0, 0.15)):  # "at or below", every evaluation and lr
+    assert len(curves[sigma]) == len(length_budget.LEARNING_RATES)
+    assert all(len(c) == rb.MAX_STEPS // length_budget.EVERY + 1 for c in curves[sigma])
+    assert round(max(max(c) for c in curves[sigma]), 2) == bound
+    assert bound < length_budget.FIT - 0.5  # the docs' "far below the fit"
+  assert generate.chance_exact_match("lego", 7) == generate.chance_exact_match("lego", 8) == 1 / 16
+  with open(f"{lb.STUDY.dir}/findings.md") as f:
+    assert "LEGO: no budget, and at neither init scale" in " ".join(f.read().split())
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    assert ("On LEGO the learned table's own probe finds no budget, and at neither init scale does "
+            "the randomized table learn the training lengths.") in " ".join(f.read().split())
+  with open(f"{REPO}/README.md") as f:
+    assert "and on LEGO neither init scale does." in " ".join(f.read().split())
+  with open(f"{ls.STUDY.dir}/table.json") as f:  # "while the plain table fits LEGO at σ 0.1"
+    study = json.load(f)
+  assert length_rules.fits(study["rows"]["lego"]["learned σ=0.1"])
+  assert not [j.name for j in ls.jobs() if j.name.startswith("lego/") and ls.ARM in j.name]
