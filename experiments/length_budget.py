@@ -33,7 +33,6 @@ unseen lengths are never read):
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Callable
@@ -160,11 +159,7 @@ def budgets(path: str | None = None) -> dict[str, dict]:
   """{problem: {"steps", "learning_rate", "model", "fits"}} from the budget probe's table: the
   first tier that fits, else, once every tier has been probed, the last at its full budget;
   problems still waiting for a probe absent."""
-  path = path or os.path.join(STUDY.dir, "table.json")
-  if not os.path.exists(path):
-    return {}
-  with open(path) as f:
-    table = json.load(f)
+  table = STUDY.table(path)
   out = {}
   for problem in PROBLEMS:
     tiers = [table[k] for k in sorted(table) if k.startswith(f"{problem}/")]
@@ -243,11 +238,7 @@ def left_by_earlier_tiers(tier: int, path: str | None = None) -> list[str]:
   earlier tier was probed on and did not fit (the rule stops at the first tier that fits)."""
   if tier == min(TIERS):
     return list(PROBLEMS)
-  path = path or os.path.join(STUDY.dir, "table.json")
-  table = {}
-  if os.path.exists(path):
-    with open(path) as f:
-      table = json.load(f)
+  table = STUDY.table(path)
   earlier = [t for t in TIERS if t < tier]
   return [p for p in PROBLEMS if all(f"{p}/tier{t}" in table and not table[f"{p}/tier{t}"]["fits"]
                                      for t in earlier)]
@@ -263,8 +254,15 @@ def main(argv=None) -> int:
     if not problems:
       raise SystemExit(f"--tier={tier}: no problem is left by the earlier tiers (every one fits "
                        "or waits for an earlier probe)")
-    argv = [a for a in argv if not a.startswith("--tier=")]
-    argv.append("--jobs=" + ",".join(job(p, pe, int(tier)).name for p in problems for pe in PES))
+    queued = [job(p, pe, int(tier)).name for p in problems for pe in PES]
+    named = [a.split("=", 1)[1] for a in argv if a.startswith("--jobs=")]
+    chosen = [n for n in ",".join(named).split(",") if n] or queued
+    outside = [n for n in chosen if n not in queued]
+    if outside:
+      raise SystemExit(f"--jobs={','.join(outside)}: not a job of --tier={tier}; allowed: "
+                       f"{', '.join(queued)}")
+    argv = [a for a in argv if not a.startswith(("--tier=", "--jobs="))]
+    argv.append("--jobs=" + ",".join(chosen))
   return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
 
 

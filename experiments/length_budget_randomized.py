@@ -33,7 +33,6 @@ long; the rows at the base budget and their verdicts stay in its table beside th
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -85,21 +84,13 @@ def budget(rows: list[dict], problem: str, tier: int) -> dict | None:
 
 def probed(path: str | None = None) -> set[str]:
   """The problems the probe has judged (a row in its table, fitted or not)."""
-  path = path or os.path.join(STUDY.dir, "table.json")
-  if not os.path.exists(path):
-    return set()
-  with open(path) as f:
-    return set(json.load(f))
+  return set(STUDY.table(path))
 
 
 def budgets(path: str | None = None) -> dict[str, dict]:
   """{problem: {"steps", "learning_rate", "model", "tier"}} for each problem whose randomized rows
   fit within ``MAX_STEPS``; problems not probed yet, or not fitted, absent."""
-  path = path or os.path.join(STUDY.dir, "table.json")
-  if not os.path.exists(path):
-    return {}
-  with open(path) as f:
-    table = json.load(f)
+  table = STUDY.table(path)
   return {p: {"steps": length_budget.rounded(b["steps"]), "learning_rate": b["learning_rate"],
               "model": b["model"], "tier": b["tier"], "fits": True}
           for p, b in table.items() if b["fits"]}

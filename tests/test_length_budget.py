@@ -4,6 +4,8 @@ learning rates on the seen score."""
 
 import json
 
+import pytest
+
 from experiments import length_budget as lb
 
 
@@ -90,3 +92,16 @@ def test_the_kept_table_sends_the_problems_tier_1_left_to_tier_2():
   left = lb.left_by_earlier_tiers(2)
   assert left == [p for p in lb.PROBLEMS if not table[f"{p}/tier1"]["fits"]]
   assert set(left) == {"copy", "reverse", "addition", "polynomial"}
+
+
+def test_tier_and_jobs_together_run_the_named_jobs_of_that_tier_only(capsys):
+  """``--tier=2 --jobs=…`` keeps the named subset (it used to be replaced by the whole tier) and
+  refuses a job the tier does not queue, naming it."""
+  lb.main(["--tier=2", "--jobs=tier2_copy_none,tier2_reverse_rope", "--print"])
+  printed = capsys.readouterr().out
+  assert "tier2_copy_none" in printed and "tier2_reverse_rope" in printed
+  assert "tier2_copy_rope" not in printed and "tier2_addition_none" not in printed
+  lb.main(["--tier=2", "--print"])
+  assert capsys.readouterr().out.count("--workdir=") == 2 * len(lb.left_by_earlier_tiers(2))
+  with pytest.raises(SystemExit, match="--jobs=tier2_parity_none: not a job of --tier=2"):
+    lb.main(["--tier=2", "--jobs=tier2_parity_none", "--print"])

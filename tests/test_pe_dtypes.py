@@ -239,7 +239,8 @@ def test_every_additive_pe_is_covered():
   for name in sorted(set(pe.names()) - set(ADD_PES)):
     module = pe.make(name, width=32, num_heads=4, num_tokens=16)
     # Traced, not run: whether ``add`` is set is known from the structure of the terms.
-    terms, _ = jax.eval_shape(lambda: module.init_with_output(jax.random.PRNGKey(1), positions, 1, x))
+    init = lambda: module.init_with_output(jax.random.PRNGKey(1), positions, 1, x)
+    terms, _ = jax.eval_shape(init)
     assert terms.add is None, name
 
 

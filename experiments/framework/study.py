@@ -86,6 +86,14 @@ class Study:
     """The kept training curves (``fields`` of each eval row; default ``records.CURVE_FIELDS``)."""
     return records.keep_curves(self.dir, self.jobs, root, fields or records.CURVE_FIELDS)
 
+  def table(self, path: str | None = None) -> dict:
+    """The published ``table.json`` (or the one at ``path``); {} before the first publish."""
+    path = path or os.path.join(self.dir, "table.json")
+    if not os.path.exists(path):
+      return {}
+    with open(path) as f:
+      return json.load(f)
+
   def publish(self, markdown: str, table: dict | None = None, splice: bool = True) -> str:
     """Write ``table.md`` (and ``table.json``), then the study's RESULTS.md section (for the
     repo's own results folder only); returns the markdown."""
