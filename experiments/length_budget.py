@@ -39,7 +39,6 @@ from typing import Callable
 
 import numpy as np
 
-from experiments import REPO
 from experiments.framework import records
 from experiments.framework.runner import Job
 from experiments.framework.study import Study

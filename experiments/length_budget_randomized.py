@@ -33,7 +33,6 @@ long; the rows at the base budget and their verdicts stay in its table beside th
 
 from __future__ import annotations
 
-import os
 import sys
 
 from experiments import length_budget

@@ -44,7 +44,6 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import numpy as np
 import scipy.optimize
 import scipy.stats
 

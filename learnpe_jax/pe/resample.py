@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import jax
-import jax.numpy as jnp
 
 METHODS = ("nearest", "linear", "bilinear", "trilinear", "cubic", "bicubic", "tricubic",
            "lanczos3", "lanczos5")

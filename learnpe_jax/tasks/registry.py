@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import re
 import types
-from typing import Callable
 
 from learnpe_jax.errors import ConfigError
 
