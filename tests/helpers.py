@@ -55,6 +55,15 @@ def assert_sweep_equals_single_runs(config, chunks=2):
   return joint
 
 
+def jit_in_the_fast_tier(fn):
+  """``jax.jit(fn)`` in a session that compiles without XLA's optimisation passes (the fast unit
+  tier, ``conftest.py``), else ``fn`` as it is. For a whole encoder's init or value-and-grad, one
+  unoptimised compile costs less than running it op by op; under XLA's defaults (the default suite)
+  the compile cost about twice the CPU of running it op by op (the shortcut-encoder checks)."""
+  import jax
+  return jax.jit(fn) if jax.config.read("jax_disable_most_optimizations") else fn
+
+
 def one_per_mechanism(names, extra=()):
   """pytest params over PE ``names`` (and ``extra`` params, kept in the fast tier): the first PE of
   each catalogue mechanism stays in the fast unit tier, the rest of the sweep is marked ``e2e``, so

@@ -12,6 +12,7 @@ from learnpe_jax.errors import ConfigError
 from learnpe_jax.tasks.lst import generate as ls
 from learnpe_jax.tasks.lst import companion as lst_companion
 from learnpe_jax.tasks.lst.puzzle_csv import read_puzzles
+from tests.helpers import jit_in_the_fast_tier
 
 # sha256 of the sorted test indices (int64, little-endian) of the companion's split.
 TEST_INDICES_SHA256 = "52ade64946a2d1b1d068b797e8749a707917442d0bb23bab12d602e662a88ba2"
@@ -103,7 +104,7 @@ def test_readout_token_has_its_own_channel_and_pe_row():
   assert (tokens[:, :16, 5] == 0).all() and (tokens[:, 16] == jnp.eye(6)[5]).all()
   assert pos.index.tolist() == list(range(17)) and pos.coords is None
   model = _encoder("token")
-  params = jax.jit(model.init)(jax.random.PRNGKey(1), x, positions)["params"]
+  params = jit_in_the_fast_tier(model.init)(jax.random.PRNGKey(1), x, positions)["params"]
   assert params["pe"]["table_0"].shape == (17, 16)
   assert params["embed"]["kernel"].shape == (6, 16)
   # The PE–grid measures read the 16 cells: the PE vectors asked with the task's positions.
@@ -178,7 +179,8 @@ def test_torch_weight_init_is_pytorchs_default():
   x, positions = _inputs()
   width = 64
   model = lambda init: _encoder("last", width=width).clone(weight_init=init)
-  init = lambda weight_init: jax.jit(model(weight_init).init)(jax.random.PRNGKey(0), x, positions)
+  init = lambda weight_init: jit_in_the_fast_tier(model(weight_init).init)(
+      jax.random.PRNGKey(0), x, positions)
   torch, flax = init("torch")["params"], init("flax")["params"]
   linear = {"embed": 5, "block_0/mlp_in": width, "block_0/mlp_out": 4 * width, "head": width}
   for name, fan_in in linear.items():

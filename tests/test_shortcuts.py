@@ -21,7 +21,7 @@ from learnpe_jax.pe import REGISTRY, build_pe, default_pe_config
 from learnpe_jax.pe.base import PositionalTerms
 from learnpe_jax.pe.contextual import cope_bias
 from learnpe_jax.positions import grid_positions
-from tests.helpers import one_per_mechanism
+from tests.helpers import jit_in_the_fast_tier, one_per_mechanism
 
 WIDTH, HEADS, FEATS, TOKENS = 8, 2, 3, 16  # FEATS < WIDTH: the Affine first block applies
 FIELDS = [f.name for f in dataclasses.fields(PositionalTerms)]
@@ -148,16 +148,15 @@ def assert_same_function(pe, norm, readout="last", depth=2, weight_init="flax"):
   and gradients from the same parameters."""
   tokens = jax.random.normal(jax.random.PRNGKey(3), (3, TOKENS, FEATS))
   make = lambda shortcut: make_encoder(pe, shortcut, norm, readout, depth, weight_init)
-  # Compiled once per path: a whole model run op by op costs more than compiling it.
-  params = jax.jit(make(True).init)(jax.random.PRNGKey(0), tokens, positions())
-  plain_params = jax.jit(make(False).init)(jax.random.PRNGKey(0), tokens, positions())
+  params = jit_in_the_fast_tier(make(True).init)(jax.random.PRNGKey(0), tokens, positions())
+  plain_params = jit_in_the_fast_tier(make(False).init)(jax.random.PRNGKey(0), tokens, positions())
   assert jax.tree.structure(params) == jax.tree.structure(plain_params)
   for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(plain_params), strict=True):
     np.testing.assert_array_equal(a, b)
   params = perturbed(params)
   loss = lambda shortcut: lambda p: jnp.sum(jnp.sin(make(shortcut).apply(p, tokens, positions())))
-  out_short, grad_short = jax.jit(jax.value_and_grad(loss(True)))(params)
-  out_plain, grad_plain = jax.jit(jax.value_and_grad(loss(False)))(params)
+  out_short, grad_short = jit_in_the_fast_tier(jax.value_and_grad(loss(True)))(params)
+  out_plain, grad_plain = jit_in_the_fast_tier(jax.value_and_grad(loss(False)))(params)
   np.testing.assert_allclose(out_short, out_plain, rtol=1e-5, atol=1e-6)
   for a, b in zip(jax.tree.leaves(grad_short), jax.tree.leaves(grad_plain), strict=True):
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
