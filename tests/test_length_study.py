@@ -545,3 +545,25 @@ def test_the_docs_description_of_the_randomized_budget_curves_holds_on_the_recor
   assert rand_rope[8] < rand_rope[1] and rand_rope[16] < rand_rope[9]  # "declines slowly from inside"
   rand_sin, _ = curve("randomized_sinusoidal_1d")
   assert rand_sin[8] < rand_sin[4] < rand_sin[1]  # "declines from n = 1 on"
+
+
+def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
+  """docs/length_generalisation.md, "Tier 2 … does not fit copy either": recomputed from the
+  probe's kept curves and table."""
+  from experiments import REPO
+  probe = length_budget.STUDY.table()["copy/tier2"]
+  kept = records.read_curves(length_budget.STUDY.dir)
+  seen = {pe: {lr: [s for _, s in c] for lr, c in length_budget.seen_curves(
+      kept, length_budget.job("copy", pe, 2).name).items()} for pe in length_budget.PES}
+  assert set(seen["none"]) == set(seen["rope"]) == set(length_budget.LEARNING_RATES)
+  assert not probe["fits"] and probe["model"] == length_budget.TIERS[2]
+  assert all(max(c) >= length_budget.FIT for c in seen["rope"].values())  # "at every lr"
+  assert round(max(max(c) for c in seen["none"].values()), 2) == 0.93  # "at most 0.93"
+  assert max(max(c) for c in seen["none"].values()) < length_budget.FIT
+  assert round(seen["none"][probe["chosen_lr"]["none"]][-1], 2) == 0.91  # "0.91 at the last step"
+  b = ls.budgets()["copy"]  # "copy runs at tier 2's full budget"
+  assert (b["tier"], b["steps"], b["fits"]) == (2, length_budget.MAX_STEPS, False)
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    doc = " ".join(f.read().split())
+  assert "Tier 2 (width 128, 4 blocks, 8 heads) does not fit copy either" in doc
+  assert "tier 2 for copy; tier 2 for reverse, addition and polynomial evaluation" in doc
