@@ -33,6 +33,7 @@ unseen lengths are never read):
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Callable
@@ -244,9 +245,16 @@ def left_by_earlier_tiers(tier: int, path: str | None = None) -> list[str]:
 
 
 def main(argv=None) -> int:
-  argv = list(sys.argv[1:] if argv is None else argv)
-  tier = next((a.split("=", 1)[1] for a in argv if a.startswith("--tier=")), None)
-  if tier is not None:
+  """The study's command line plus ``--tier``: the jobs of that tier (``left_by_earlier_tiers``),
+  or the ``--jobs`` named among them."""
+  tier_flags = argparse.ArgumentParser(add_help=False)
+  tier_flags.add_argument("--tier")
+  tier_flags.add_argument("--jobs", default="")
+  known, argv = tier_flags.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+  tier = known.tier
+  if tier is None:
+    argv = argv + [f"--jobs={known.jobs}"] if known.jobs else argv
+  else:
     if tier not in {str(t) for t in TIERS}:
       raise SystemExit(f"--tier={tier}: allowed: {', '.join(map(str, TIERS))}")
     problems = left_by_earlier_tiers(int(tier))
@@ -254,14 +262,12 @@ def main(argv=None) -> int:
       raise SystemExit(f"--tier={tier}: no problem is left by the earlier tiers (every one fits "
                        "or waits for an earlier probe)")
     queued = [job(p, pe, int(tier)).name for p in problems for pe in PES]
-    named = [a.split("=", 1)[1] for a in argv if a.startswith("--jobs=")]
-    chosen = [n for n in ",".join(named).split(",") if n] or queued
+    chosen = [n for n in known.jobs.split(",") if n] or queued
     outside = [n for n in chosen if n not in queued]
     if outside:
       raise SystemExit(f"--jobs={','.join(outside)}: not a job of --tier={tier}; allowed: "
                        f"{', '.join(queued)}")
-    argv = [a for a in argv if not a.startswith(("--tier=", "--jobs="))]
-    argv.append("--jobs=" + ",".join(chosen))
+    argv = argv + ["--jobs=" + ",".join(chosen)]
   return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
 
 

@@ -97,10 +97,16 @@ def test_the_kept_table_sends_the_problems_tier_1_left_to_tier_2():
 def test_tier_and_jobs_together_run_the_named_jobs_of_that_tier_only(capsys):
   """``--tier=2 --jobs=…`` keeps the named subset (it used to be replaced by the whole tier) and
   refuses a job the tier does not queue, naming it."""
-  lb.main(["--tier=2", "--jobs=tier2_copy_none,tier2_reverse_rope", "--print"])
-  printed = capsys.readouterr().out
-  assert "tier2_copy_none" in printed and "tier2_reverse_rope" in printed
-  assert "tier2_copy_rope" not in printed and "tier2_addition_none" not in printed
+  for named in (["--jobs=tier2_copy_none,tier2_reverse_rope"],
+                ["--jobs", "tier2_copy_none,tier2_reverse_rope"]):
+    lb.main(["--tier=2", *named, "--print"])
+    printed = capsys.readouterr().out
+    assert "tier2_copy_none" in printed and "tier2_reverse_rope" in printed
+    assert "tier2_copy_rope" not in printed and "tier2_addition_none" not in printed
+  lb.main(["--tier", "2", "--jobs=tier2_copy_rope", "--print"])
+  assert capsys.readouterr().out.count("--workdir=") == 1
+  lb.main(["--jobs=tier1_lego_none", "--print"])  # without --tier: the study's own --jobs
+  assert capsys.readouterr().out.count("--workdir=") == 1
   lb.main(["--tier=2", "--print"])
   assert capsys.readouterr().out.count("--workdir=") == 2 * len(lb.left_by_earlier_tiers(2))
   with pytest.raises(SystemExit, match="--jobs=tier2_parity_none: not a job of --tier=2"):
