@@ -36,7 +36,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -244,11 +244,17 @@ def left_by_earlier_tiers(tier: int, path: str | None = None) -> list[str]:
                                      for t in earlier)]
 
 
+def add_tier_flag(parser: argparse.ArgumentParser) -> None:
+  """``--tier``, the one flag this study adds to every study's command line."""
+  parser.add_argument("--tier", help=f"run the jobs of this budget tier ({', '.join(map(str, TIERS))}) "
+                      "for the problems the earlier tiers left; with --jobs, only those named")
+
+
 def main(argv=None) -> int:
   """The study's command line plus ``--tier``: the jobs of that tier (``left_by_earlier_tiers``),
   or the ``--jobs`` named among them."""
   tier_flags = argparse.ArgumentParser(add_help=False)
-  tier_flags.add_argument("--tier")
+  add_tier_flag(tier_flags)
   tier_flags.add_argument("--jobs", default="")
   known, argv = tier_flags.parse_known_args(list(sys.argv[1:] if argv is None else argv))
   tier = known.tier
@@ -268,7 +274,7 @@ def main(argv=None) -> int:
       raise SystemExit(f"--jobs={','.join(outside)}: not a job of --tier={tier}; allowed: "
                        f"{', '.join(queued)}")
     argv = argv + ["--jobs=" + ",".join(chosen)]
-  return STUDY.main(argv, __doc__.splitlines()[0], tabulate)
+  return STUDY.main(argv, __doc__.splitlines()[0], tabulate, add_tier_flag)
 
 
 if __name__ == "__main__":

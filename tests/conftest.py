@@ -62,8 +62,8 @@ def pytest_collection_modifyitems(config, items):
   """A session that runs no ``e2e`` or ``slow`` test (the fast unit tier) compiles without XLA's
   optimisation passes: its tests build many small models and run each once or twice, so the
   passes cost more than they save (a third of the CPU time of the tier's heaviest files).
-  Sessions with ``e2e`` or ``slow`` tests, which train for many steps, keep XLA's defaults. The flag is per process, not per
-  test, because JAX keeps compiled programs across tests."""
+  Sessions with ``e2e`` or ``slow`` tests, which train for many steps, keep XLA's defaults. The
+  flag is per process, not per test, because JAX keeps compiled programs across tests."""
   if items and not any(item.get_closest_marker(m) for item in items for m in ("e2e", "slow")):
     import jax
     jax.config.update("jax_disable_most_optimizations", True)

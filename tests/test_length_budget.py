@@ -111,3 +111,10 @@ def test_tier_and_jobs_together_run_the_named_jobs_of_that_tier_only(capsys):
   assert capsys.readouterr().out.count("--workdir=") == 2 * len(lb.left_by_earlier_tiers(2))
   with pytest.raises(SystemExit, match="--jobs=tier2_parity_none: not a job of --tier=2"):
     lb.main(["--tier=2", "--jobs=tier2_parity_none", "--print"])
+
+
+def test_help_lists_tier(capsys):
+  """``--help`` names ``--tier`` beside the study's own flags."""
+  with pytest.raises(SystemExit):
+    lb.main(["--help"])
+  assert "--tier TIER" in capsys.readouterr().out

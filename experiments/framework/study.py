@@ -22,7 +22,7 @@ import dataclasses
 import json
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from experiments import REPO, RESULTS_DIR, RESULTS_MD
 from experiments.framework import cluster, records, runner
@@ -119,10 +119,14 @@ class Study:
                       help="only the tables and figures, from kept and finished jobs")
     return p
 
-  def main(self, argv, description: str, tabulate: Callable[[str], str]) -> int:
+  def main(self, argv, description: str, tabulate: Callable[[str], str],
+           add_flags: Callable[[argparse.ArgumentParser], None] | None = None) -> int:
     """A study's command line: train the missing jobs (or print their commands), then print
-    ``tabulate(root)``."""
+    ``tabulate(root)``. ``add_flags`` adds a study's own flags, listed by ``--help`` (the study
+    reads and removes them from ``argv`` before this)."""
     parser = self.parser(description)
+    if add_flags is not None:
+      add_flags(parser)
     args = parser.parse_args(argv)
     names = self.job_names(parser, args.jobs)
     if args.print:  # this interpreter's path (framework.cluster's scripts print ``python``)
