@@ -92,3 +92,12 @@ def probe_rows(job_of, curves):
         rows.append({"job": job_of(key), "step": (i + 1) * length_budget.EVERY,
                      "learning_rate": lr, "test_accuracy_by_level": levels})
   return rows
+
+
+def kept_seen_scores(study_dir: str, job_name: str) -> dict[float, list[float]]:
+  """{learning rate: [worst training length's exact match at each evaluation]} of one job, read
+  from the records a study keeps (the probe's ``seen_curves`` without the steps)."""
+  from experiments import length_budget
+  from experiments.framework import records
+  curves = length_budget.seen_curves(records.read_curves(study_dir), job_name)
+  return {lr: [score for _, score in curve] for lr, curve in curves.items()}

@@ -7,7 +7,7 @@ import json
 from experiments import length_budget, length_budget_learned as lb, length_study as ls
 from experiments import length_budget_randomized as rb
 from experiments.rules import length as length_rules
-from tests.helpers import probe_rows
+from tests.helpers import kept_seen_scores, probe_rows
 
 
 def _rows(problem, tier, curves):
@@ -61,7 +61,6 @@ def test_the_study_runs_the_learned_rows_alone_at_it_and_prefers_the_randomized_
 
 def test_the_findings_hold_on_the_kept_curves():
   """experiments/results/length_budget_learned/findings.md, recomputed from its table and curves."""
-  from experiments.framework import records
   with open(f"{lb.STUDY.dir}/table.json") as f:
     table = json.load(f)
   with open(f"{lb.STUDY.dir}/findings.md") as f:
@@ -69,9 +68,7 @@ def test_the_findings_hold_on_the_kept_curves():
   parity = table["parity"]
   assert not parity["fits"] and parity["fits_from"]["σ=0.1"] is not None
   assert parity["chosen_lr"]["σ=0.1"] == parity["learning_rate"]  # "at the problem's lr"
-  kept = records.read_curves(lb.STUDY.dir)
-  seen = lambda problem, sigma: {lr: [s for _, s in c] for lr, c in length_budget.seen_curves(
-      kept, lb.job(problem, sigma, 1).name).items()}
+  seen = lambda problem, sigma: kept_seen_scores(lb.STUDY.dir, lb.job(problem, sigma, 1).name)
   large = seen("parity", 2.0)
   assert sorted(large) == sorted(length_budget.LEARNING_RATES)
   assert all(len(c) == rb.MAX_STEPS // length_budget.EVERY + 1 for c in large.values())
@@ -109,14 +106,12 @@ def test_the_findings_hold_on_the_kept_curves():
 def test_the_findings_on_lego_hold_on_the_kept_curves():
   """findings.md "LEGO: no budget", the docs bullet and the README's clause on LEGO."""
   from experiments import REPO
-  from experiments.framework import records
   from learnpe_jax.tasks.lengthgen import generate
   with open(f"{lb.STUDY.dir}/table.json") as f:
     lego = json.load(f)["lego"]
   assert not lego["fits"] and set(lego["fits_from"].values()) == {None}
-  kept = records.read_curves(lb.STUDY.dir)
-  curves = {s: [[x for _, x in c] for c in length_budget.seen_curves(
-      kept, lb.job("lego", s, 1).name).values()] for s in lb.SIGMAS}
+  curves = {s: list(kept_seen_scores(lb.STUDY.dir, lb.job("lego", s, 1).name).values())
+            for s in lb.SIGMAS}
   for sigma, bound in ((0.1, 0.42), (2.0, 0.15)):  # "at or below", every evaluation and lr
     assert len(curves[sigma]) == len(length_budget.LEARNING_RATES)
     assert all(len(c) == rb.MAX_STEPS // length_budget.EVERY + 1 for c in curves[sigma])

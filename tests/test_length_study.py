@@ -10,6 +10,7 @@ from experiments import length_budget, length_budget_randomized as rb, length_st
 from experiments.framework import records, stats
 from experiments.rules import length as length_rules
 from experiments.rules import length_literature as lit
+from tests.helpers import kept_seen_scores
 
 
 def _table(tmp_path, entries):
@@ -482,10 +483,8 @@ def test_the_docs_words_on_parity_and_summation_without_a_randomized_budget_hold
     doc = " ".join(f.read().split())
   with open(f"{rb.STUDY.dir}/findings.md") as f:
     findings = " ".join(f.read().split())
-  kept = records.read_curves(rb.STUDY.dir)
-  seen = {(problem, pe): {lr: [s for _, s in c] for lr, c in length_budget.seen_curves(
-      kept, rb.job(problem, pe, 1).name).items()} for problem in ("parity", "summation")
-      for pe in rb.PES}  # worst training length's exact match per evaluation, by lr
+  seen = {(problem, pe): kept_seen_scores(rb.STUDY.dir, rb.job(problem, pe, 1).name)
+          for problem in ("parity", "summation") for pe in rb.PES}
   for problem in ("parity", "summation"):
     assert not probe[problem]["fits"] and probe[problem]["fits_from"]["rope"] is not None
     assert probe[problem]["fits_from"]["sinusoidal_1d"] is None
@@ -512,9 +511,7 @@ def test_the_findings_on_lego_without_a_randomized_budget_hold():
     probe = json.load(f)["lego"]
   with open(f"{rb.STUDY.dir}/findings.md") as f:
     findings = " ".join(f.read().split())
-  kept = records.read_curves(rb.STUDY.dir)
-  seen = {pe: {lr: [s for _, s in c] for lr, c in length_budget.seen_curves(
-      kept, rb.job("lego", pe, 1).name).items()} for pe in rb.PES}
+  seen = {pe: kept_seen_scores(rb.STUDY.dir, rb.job("lego", pe, 1).name) for pe in rb.PES}
   assert not probe["fits"] and set(probe["fits_from"].values()) == {None}  # "neither fits"
   top = max(length_budget.LEARNING_RATES)
   best = {lr: max(c) for lr, c in seen["rope"].items()}
@@ -552,9 +549,8 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   probe's kept curves and table."""
   from experiments import REPO
   probe = length_budget.STUDY.table()["copy/tier2"]
-  kept = records.read_curves(length_budget.STUDY.dir)
-  seen = {pe: {lr: [s for _, s in c] for lr, c in length_budget.seen_curves(
-      kept, length_budget.job("copy", pe, 2).name).items()} for pe in length_budget.PES}
+  seen = {pe: kept_seen_scores(length_budget.STUDY.dir, length_budget.job("copy", pe, 2).name)
+          for pe in length_budget.PES}
   assert set(seen["none"]) == set(seen["rope"]) == set(length_budget.LEARNING_RATES)
   assert not probe["fits"] and probe["model"] == length_budget.TIERS[2]
   assert all(max(c) >= length_budget.FIT for c in seen["rope"].values())  # "at every lr"
