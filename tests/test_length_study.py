@@ -562,4 +562,33 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   with open(f"{REPO}/docs/length_generalisation.md") as f:
     doc = " ".join(f.read().split())
   assert "Tier 2 (width 128, 4 blocks, 8 heads) does not fit copy either" in doc
-  assert "tier 2 for copy; tier 2 for reverse, addition and polynomial evaluation" in doc
+  assert "tier 2 for copy and reverse; tier 2 for addition and polynomial evaluation" in doc
+
+
+def test_the_docs_words_on_reverse_at_tier_2_hold_on_the_kept_curves():
+  """docs/length_generalisation.md, "Tier 2 fits reverse, at the probe's cap": recomputed from the
+  probe's kept curves and table."""
+  from experiments import REPO
+  probe = length_budget.STUDY.table()["reverse/tier2"]
+  seen = {pe: kept_seen_scores(length_budget.STUDY.dir, length_budget.job("reverse", pe, 2).name)
+          for pe in length_budget.PES}
+  assert probe["fits"] and probe["steps"] == length_budget.MAX_STEPS  # "at the probe's cap"
+  assert probe["evaluations_held"] == 1  # "only at the last evaluation"
+  assert probe["fits_from"]["rope"] == 2000  # "from step 2,000"
+  lr = probe["chosen_lr"]["none"]
+  assert lr == probe["learning_rate"] == 0.003  # "at learning rate 0.003", the study's lr
+  nope = seen["none"][lr]
+  assert len(nope) == length_budget.MAX_STEPS // length_budget.EVERY + 1
+  assert round(nope[-1], 2) == 0.99 and nope[-1] >= length_budget.FIT
+  before = nope[-7:-1]  # "over the six evaluations before it"
+  assert (round(min(before), 2), round(max(before), 2)) == (0.86, 1.00)
+  assert min(before) < length_budget.FIT  # so the fit is not kept before the cap
+  b = ls.budgets()["reverse"]  # "run at tier 2 for 10,000 steps at that learning rate"
+  assert (b["tier"], b["steps"], b["learning_rate"], b["fits"]) == (2, 10_000, 0.003, True)
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    doc = " ".join(f.read().split())
+  for words in ("Tier 2 fits reverse, at the probe's cap.",
+                "RoPE learns every training length from step 2,000.",
+                "NoPE meets the fit only at the last evaluation, at learning rate 0.003 (0.99), after "
+                "swinging between 0.86 and 1.00 over the six evaluations before it"):
+    assert words in doc, words
