@@ -245,7 +245,7 @@ def left_by_earlier_tiers(tier: int, path: str | None = None) -> list[str]:
 
 
 def add_tier_flag(parser: argparse.ArgumentParser) -> None:
-  """``--tier``, the one flag this study adds to every study's command line."""
+  """``--tier``, the flag this study adds to the command line every study takes."""
   tiers = ", ".join(map(str, TIERS))
   parser.add_argument("--tier", help=f"run the jobs of this budget tier ({tiers}) for the problems "
                       "the earlier tiers left; with --jobs, only those named")

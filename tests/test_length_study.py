@@ -360,7 +360,9 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert "On sorting, randomized RoPE fits at the base budget, and its lead over RoPE is not detected" in doc
   with open(f"{REPO}/README.md") as f:
     readme = " ".join(f.read().split())
-  assert ("Of the problems probed so far the CPU model fits LEGO, parity, sorting and summation; on "
+  assert ("Of the problems probed so far the CPU model fits LEGO, parity, sorting and summation, "
+          "and a larger model (width 128, 4 blocks) fits reverse, at the probe's last step, but not "
+          "copy; on "
           "LEGO no PE extrapolates (every row's unseen exact match is below 0.1), on sorting and "
           "summation NoPE extrapolates best, and over the three where all five PEs fit Kazemnejad "
           "et al.'s ranking agrees, "
@@ -373,8 +375,12 @@ def test_the_docs_words_hold_on_the_kept_tables():
           "extrapolates where the plain one cannot, and better from the small init scale than from "
           "the large: a first answer to the init-scale question on length, which gives no verdict "
           "when every seed must fit") in readme  # test_the_docs_words_on_the_randomized_budget_…
-  fitted = sorted(k.split("/")[0] for k, b in probe.items() if b["fits"])
-  assert fitted == ["lego", "parity", "sorting", "summation"], fitted  # a newly fitted problem: update the README's words
+  fitted = {t: sorted(k.split("/")[0] for k, b in probe.items() if b["fits"] and k.endswith(t))
+            for t in ("tier1", "tier2")}  # a newly fitted problem: update the README's words
+  assert fitted == {"tier1": ["lego", "parity", "sorting", "summation"], "tier2": ["reverse"]}, fitted
+  assert length_budget.TIERS[2] == {"model.width": 128, "model.depth": 4, "model.num_heads": 8}
+  assert probe["reverse/tier2"]["steps"] == length_budget.MAX_STEPS  # "at the probe's last step"
+  assert "copy/tier2" in probe and not probe["copy/tier2"]["fits"]  # "but not copy"
 
 
 def test_the_docs_words_on_chance_as_the_floor_hold_on_the_kept_tables():
