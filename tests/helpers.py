@@ -64,19 +64,24 @@ def jit_in_the_fast_tier(fn):
   return jax.jit(fn) if jax.config.read("jax_disable_most_optimizations") else fn
 
 
-def one_per_mechanism(names, extra=()):
-  """pytest params over PE ``names`` (and ``extra`` params, kept in the fast tier): the first PE of
-  each catalogue mechanism stays in the fast unit tier, the rest of the sweep is marked ``e2e``, so
-  ``-m "not slow and not e2e"`` checks every mechanism once and the default run checks every PE."""
+def one_per_group(values, group_of, extra=()):
+  """pytest params over ``values`` (and ``extra`` params, kept in the fast tier): the first value
+  of each ``group_of(value)`` stays in the fast unit tier, the rest are marked ``e2e``, so
+  ``-m "not slow and not e2e"`` checks every group once and the default run checks every value."""
   import pytest
-  from learnpe_jax.pe import get_spec
   seen, params = set(), []
-  for name in names:
-    mechanism = get_spec(name).mechanism
-    marks = () if mechanism not in seen else (pytest.mark.e2e,)
-    seen.add(mechanism)
-    params.append(pytest.param(name, marks=marks))
+  for value in values:
+    group = group_of(value)
+    params.append(pytest.param(value, marks=(pytest.mark.e2e,) if group in seen else ()))
+    seen.add(group)
   return params + [pytest.param(e) for e in extra]
+
+
+def one_per_mechanism(names, extra=()):
+  """``one_per_group`` over PE ``names`` by catalogue mechanism: the fast tier checks each
+  mechanism once, the default run every PE."""
+  from learnpe_jax.pe import get_spec
+  return one_per_group(names, lambda name: get_spec(name).mechanism, extra)
 
 
 def probe_rows(job_of, curves):

@@ -24,6 +24,7 @@ from learnpe_jax import pe
 from learnpe_jax.pe import rope_scaling
 from learnpe_jax.pe.rope_scaling import RopeScaling
 from learnpe_jax.positions import Positions
+from tests.helpers import one_per_group
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "rope_scaling_golden.json")
 NUM_HEADS = 4
@@ -120,11 +121,14 @@ def reference_rotation(q, index, inv_freq, mscale, fraction=1.0):
   return out
 
 
-THROUGH_PE = [i for i, c in enumerate(load_fixture()["cases"])
+CASES = load_fixture()["cases"]
+THROUGH_PE = [i for i, c in enumerate(CASES)
               if (c["seq_len"] or 0) <= 8192 and c["head_dim"] in (16, 64)]
 
 
-@pytest.mark.parametrize("index", THROUGH_PE)
+# the fast tier checks each method (at each rotated fraction) once, the default run every case
+@pytest.mark.parametrize("index", one_per_group(
+    THROUGH_PE, lambda i: (CASES[i]["method"], CASES[i]["fraction"])))
 def test_rotary_pe_rotates_by_the_golden_frequencies(index):
   """The PE built by ``make`` (rope, or rope_partial for fraction 0.5) rotates q exactly as
   transformers' frequencies and attention factor say, at positions 0 … L − 1 (L = the case's
