@@ -361,8 +361,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
   with open(f"{REPO}/README.md") as f:
     readme = " ".join(f.read().split())
   assert ("Of the problems probed so far the CPU model fits LEGO, parity, sorting and summation, "
-          "and a larger model (width 128, 4 blocks) fits reverse, at the probe's last step, but not "
-          "copy; on "
+          "and a larger model (width 128, 4 blocks) fits reverse, at the probe's last step, and "
+          "addition, but not copy; on "
           "LEGO no PE extrapolates (every row's unseen exact match is below 0.1), on sorting and "
           "summation NoPE extrapolates best, and over the three where all five PEs fit Kazemnejad "
           "et al.'s ranking agrees, "
@@ -377,7 +377,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
           "when every seed must fit") in readme  # test_the_docs_words_on_the_randomized_budget_…
   fitted = {t: sorted(k.split("/")[0] for k, b in probe.items() if b["fits"] and k.endswith(t))
             for t in ("tier1", "tier2")}  # a newly fitted problem: update the README's words
-  assert fitted == {"tier1": ["lego", "parity", "sorting", "summation"], "tier2": ["reverse"]}, fitted
+  assert fitted == {"tier1": ["lego", "parity", "sorting", "summation"],
+                    "tier2": ["addition", "reverse"]}, fitted
   assert length_budget.TIERS[2] == {"model.width": 128, "model.depth": 4, "model.num_heads": 8}
   assert probe["reverse/tier2"]["steps"] == length_budget.MAX_STEPS  # "at the probe's last step"
   assert "copy/tier2" in probe and not probe["copy/tier2"]["fits"]  # "but not copy"
@@ -568,7 +569,7 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   with open(f"{REPO}/docs/length_generalisation.md") as f:
     doc = " ".join(f.read().split())
   assert "Tier 2 (width 128, 4 blocks, 8 heads) does not fit copy either" in doc
-  assert "tier 2 for copy and reverse; tier 2 for addition and polynomial evaluation" in doc
+  assert "tier 2 for copy, reverse and addition; tier 2 for polynomial evaluation" in doc
 
 
 def test_the_docs_words_on_reverse_at_tier_2_hold_on_the_kept_curves():
@@ -597,4 +598,45 @@ def test_the_docs_words_on_reverse_at_tier_2_hold_on_the_kept_curves():
                 "RoPE learns every training length from step 2,000.",
                 "NoPE meets the fit only at the last evaluation, at learning rate 0.003 (0.99), after "
                 "swinging between 0.86 and 1.00 over the six evaluations before it"):
+    assert words in doc, words
+
+
+def test_the_docs_words_on_addition_at_tier_2_hold_on_the_kept_curves():
+  """docs/length_generalisation.md, "Tier 2 fits addition, from step 6,000": recomputed from the
+  probe's kept curves and table."""
+  from experiments import REPO
+  probe = length_budget.STUDY.table()["addition/tier2"]
+  seen = {pe: kept_seen_scores(length_budget.STUDY.dir, length_budget.job("addition", pe, 2).name)
+          for pe in length_budget.PES}
+  tier1 = kept_seen_scores(length_budget.STUDY.dir, length_budget.job("addition", "none", 1).name)
+  assert all(s == 0 for c in tier1.values() for s in c)  # "tier 1's NoPE had stayed at 0"
+  assert probe["fits"] and probe["steps"] == 6000  # "from step 6,000"
+  held = (length_budget.MAX_STEPS - 6000) // length_budget.EVERY + 1
+  assert probe["evaluations_held"] == held == 9
+  assert probe["fits_from"] == {"none": 6000, "rope": 2500}
+  lr = probe["chosen_lr"]["none"]
+  assert lr == probe["learning_rate"] == 0.003  # "NoPE at learning rate 0.003, the problem's"
+  nope = seen["none"][lr]  # index i is step i × EVERY
+  assert len(nope) == length_budget.MAX_STEPS // length_budget.EVERY + 1
+  at_fit = 6000 // length_budget.EVERY
+  assert min(nope[at_fit:]) >= length_budget.FIT
+  before = nope[at_fit - 4:at_fit]  # "over the four evaluations before step 6,000"
+  assert (round(min(before), 2), round(max(before), 2)) == (0.01, 0.99)
+  # "fell to 0.01 or below at an evaluation after it had first reached 0.95"
+  for other in set(seen["none"]) - {lr}:
+    curve = seen["none"][other]
+    first = next(i for i, s in enumerate(curve) if s >= length_budget.FIT)
+    assert round(min(curve[first:]), 2) <= 0.01, other
+  assert len(seen["none"]) == 3
+  b = ls.budgets()["addition"]  # "run at tier 2 for 6,000 steps at learning rate 0.003"
+  assert (b["tier"], b["steps"], b["learning_rate"], b["fits"]) == (2, 6000, 0.003, True)
+  with open(f"{REPO}/docs/length_generalisation.md") as f:
+    doc = " ".join(f.read().split())
+  for words in ("Tier 2 fits addition, from step 6,000**, where tier 1's NoPE had stayed at 0 on "
+                "its worst training length.",
+                "for 9 evaluations (RoPE from step 2,500; NoPE at learning rate 0.003, the "
+                "problem's)",
+                "over the four evaluations before step 6,000 its worst training length swung "
+                "between 0.01 and 0.99",
+                "Addition's study rows run at tier 2 for 6,000 steps at learning rate 0.003"):
     assert words in doc, words
