@@ -58,6 +58,7 @@ def test_the_split_is_what_the_docs_say():
 @pytest.mark.parametrize("name", one_per_mechanism(FUSED))
 def test_fused_kernel_equals_the_plain_path(name):
   terms = _terms(name)
+  assert not attention.unfused_terms(terms)  # the split read from the shapes holds on the terms
   q, k, v = _qkv(terms)
   causal_options = (False, True) if pe.get_spec(name).causal else (False,)
   for causal in causal_options:
@@ -69,6 +70,7 @@ def test_fused_kernel_equals_the_plain_path(name):
 @pytest.mark.parametrize("name", one_per_mechanism(UNFUSED))
 def test_terms_the_kernel_cannot_take_are_refused(name):
   terms = _terms(name)
+  assert attention.unfused_terms(terms)
   q, k, v = _qkv(terms)
   with pytest.raises(ValueError, match="kernel='xla' is not allowed with terms that set"):
     attention.attend_with_terms(q, k, v, terms, kernel="xla")
