@@ -119,9 +119,9 @@ def test_with_no_pe_the_readout_token_sees_a_bag_of_cells():
   perm = np.roll(np.arange(16), 1)  # moves every cell, the last one too
   for readout, invariant in (("token", True), ("last", False)):
     model = _encoder(readout, pe="none")
-    params = model.init(jax.random.PRNGKey(2), x, positions)
-    a = model.apply(params, x, positions)
-    b = model.apply(params, x[:, perm], positions)
+    params = jit_in_the_fast_tier(model.init)(jax.random.PRNGKey(2), x, positions)
+    apply = jit_in_the_fast_tier(model.apply)
+    a, b = apply(params, x, positions), apply(params, x[:, perm], positions)
     assert np.allclose(a, b, atol=1e-5) == invariant, readout
 
 
