@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from learnpe_jax import pe
-from tests.helpers import one_per_mechanism
+from tests.helpers import jit_in_the_fast_tier, one_per_mechanism
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _spec = importlib.util.spec_from_file_location(
@@ -38,14 +38,14 @@ def test_cache_decoding_equals_the_full_forward(name):
   forward over the N tokens alone too."""
   model = decoder.Decoder(vocab=16, width=16, num_heads=2, depth=2, max_len=12, pe_name=name)
   tokens = jax.random.randint(jax.random.PRNGKey(0), (2, 9), 0, 16)
-  params = model.init(jax.random.PRNGKey(1), tokens)
+  params = jit_in_the_fast_tier(model.init)(jax.random.PRNGKey(1), tokens)
   cached = decoder.decode_logits(model, params, tokens)
   padded = jnp.zeros((2, 12), tokens.dtype).at[:, :9].set(tokens)
-  full_padded = model.apply(params, padded)[:, :9]  # causal: the padding reaches no earlier row
+  apply = jit_in_the_fast_tier(model.apply)
+  full_padded = apply(params, padded)[:, :9]  # causal: the padding reaches no earlier row
   np.testing.assert_allclose(cached, full_padded, atol=1e-4, rtol=1e-4, err_msg=name)
   if name not in EXTENT_DEPENDENT:
-    np.testing.assert_allclose(cached, model.apply(params, tokens), atol=1e-4, rtol=1e-4,
-                               err_msg=name)
+    np.testing.assert_allclose(cached, apply(params, tokens), atol=1e-4, rtol=1e-4, err_msg=name)
 
 
 def test_generation_through_the_cache_equals_the_full_forward_with_rope_scaling():
