@@ -64,6 +64,13 @@ def jit_in_the_fast_tier(fn):
   return jax.jit(fn) if jax.config.read("jax_disable_most_optimizations") else fn
 
 
+def words_of(path: str) -> str:
+  """The text of the file at ``path`` with every run of whitespace made one space, so that a
+  phrase of the docs is found whatever its line breaks."""
+  with open(path) as f:
+    return " ".join(f.read().split())
+
+
 def one_per_group(values, group_of, extra=()):
   """pytest params over ``values`` (and ``extra`` params, kept in the fast tier): the first value
   of each ``group_of(value)`` stays in the fast unit tier, the rest are marked ``e2e``, so

@@ -7,7 +7,7 @@ import json
 from experiments import length_budget, length_budget_learned as lb, length_study as ls
 from experiments import length_budget_randomized as rb
 from experiments.rules import length as length_rules
-from tests.helpers import kept_seen_scores, probe_rows
+from tests.helpers import kept_seen_scores, probe_rows, words_of
 
 
 def _rows(problem, tier, curves):
@@ -63,8 +63,7 @@ def test_the_findings_hold_on_the_kept_curves():
   """experiments/results/length_budget_learned/findings.md, recomputed from its table and curves."""
   with open(f"{lb.STUDY.dir}/table.json") as f:
     table = json.load(f)
-  with open(f"{lb.STUDY.dir}/findings.md") as f:
-    findings = " ".join(f.read().split())
+  findings = words_of(f"{lb.STUDY.dir}/findings.md")
   parity = table["parity"]
   assert not parity["fits"] and parity["fits_from"]["σ=0.1"] is not None
   assert parity["chosen_lr"]["σ=0.1"] == parity["learning_rate"]  # "at the problem's lr"
@@ -85,13 +84,11 @@ def test_the_findings_hold_on_the_kept_curves():
       length_budget.FIT)
   assert "Summation: no budget." in findings
   from experiments import REPO
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
   assert ("The learned table's own probe finds no budget on parity or summation either: at σ 2 "
           "the randomized table does not learn the training lengths") in doc
   assert "on summation it meets the fit at some evaluations and keeps it at none" in doc
-  with open(f"{REPO}/README.md") as f:
-    readme = " ".join(f.read().split())
+  readme = words_of(f"{REPO}/README.md")
   assert ("On parity and summation it gets none: there the large-σ randomized table does not "
           "learn the training lengths, even given steps of its own") in readme
   with open(f"{ls.STUDY.dir}/table.json") as f:  # "it gets none" at the base budget too
@@ -118,13 +115,11 @@ def test_the_findings_on_lego_hold_on_the_kept_curves():
     assert round(max(max(c) for c in curves[sigma]), 2) == bound
     assert bound < length_budget.FIT - 0.5  # the docs' "far below the fit"
   assert generate.chance_exact_match("lego", 7) == generate.chance_exact_match("lego", 8) == 1 / 16
-  with open(f"{lb.STUDY.dir}/findings.md") as f:
-    assert "LEGO: no budget, and at neither init scale" in " ".join(f.read().split())
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    assert ("On LEGO the learned table's own probe finds no budget, and at neither init scale does "
-            "the randomized table learn the training lengths.") in " ".join(f.read().split())
-  with open(f"{REPO}/README.md") as f:
-    assert "and on LEGO neither init scale does." in " ".join(f.read().split())
+  assert "LEGO: no budget, and at neither init scale" in words_of(f"{lb.STUDY.dir}/findings.md")
+  assert ("On LEGO the learned table's own probe finds no budget, and at neither init scale does "
+          "the randomized table learn the training lengths.") in words_of(
+              f"{REPO}/docs/length_generalisation.md")
+  assert "and on LEGO neither init scale does." in words_of(f"{REPO}/README.md")
   with open(f"{ls.STUDY.dir}/table.json") as f:  # "while the plain table fits LEGO at σ 0.1"
     study = json.load(f)
   assert length_rules.fits(study["rows"]["lego"]["learned σ=0.1"])

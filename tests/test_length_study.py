@@ -10,7 +10,7 @@ from experiments import length_budget, length_budget_randomized as rb, length_st
 from experiments.framework import records, stats
 from experiments.rules import length as length_rules
 from experiments.rules import length_literature as lit
-from tests.helpers import kept_seen_scores
+from tests.helpers import kept_seen_scores, words_of
 
 
 def _table(tmp_path, entries):
@@ -194,8 +194,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert min(rows["learned σ=2"]["seen"]["values"]) < length_budget.FIT
   assert all(v["verdict"].startswith("did not fit") for k, v in
              study["verdicts"]["init_scale"].items() if k.startswith("lego:"))
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
   for problem in ("summation", "parity"):  # "fit only at the probe's last evaluation"
     b = probe[f"{problem}/tier1"]
     assert b["fits"] and b["steps"] == length_budget.MAX_STEPS and b["evaluations_held"] == 1
@@ -358,8 +357,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert study["verdicts"]["ruoss_pairs"]["sorting: sinusoidal_1d"]["outcome"].startswith(
       "did not fit")
   assert "On sorting, randomized RoPE fits at the base budget, and its lead over RoPE is not detected" in doc
-  with open(f"{REPO}/README.md") as f:
-    readme = " ".join(f.read().split())
+  readme = words_of(f"{REPO}/README.md")
   assert ("Of the problems probed so far the CPU model fits LEGO, parity, sorting and summation, "
           "and a larger model (width 128, 4 blocks) fits reverse, at the probe's last step, and "
           "addition, but not copy; on "
@@ -390,8 +388,7 @@ def test_the_docs_words_on_chance_as_the_floor_hold_on_the_kept_tables():
   from experiments import REPO
   with open(f"{ls.STUDY.dir}/table.json") as f:
     study = json.load(f)
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
   rule, judged = study["verdicts"], study["verdicts"]["variants"]["chance as the floor"]
   before, after = ls.variant_rows(rule), ls.variant_rows(judged)
   moved = {what for what in before if before[what] != after.get(what)}
@@ -430,8 +427,7 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
     probe = json.load(f)["sorting"]
   with open(f"{ls.STUDY.dir}/table.json") as f:
     study = json.load(f)
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
   # "the probe's cap ... first meet the fit at the probe's last evaluation"
   assert probe["fits"] and probe["steps"] == rb.MAX_STEPS and probe["evaluations_held"] == 1
   assert set(probe["fits_from"].values()) == {rb.MAX_STEPS}
@@ -486,10 +482,8 @@ def test_the_docs_words_on_parity_and_summation_without_a_randomized_budget_hold
   from experiments import REPO
   with open(f"{rb.STUDY.dir}/table.json") as f:
     probe = json.load(f)
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
-  with open(f"{rb.STUDY.dir}/findings.md") as f:
-    findings = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
+  findings = words_of(f"{rb.STUDY.dir}/findings.md")
   seen = {(problem, pe): kept_seen_scores(rb.STUDY.dir, rb.job(problem, pe, 1).name)
           for problem in ("parity", "summation") for pe in rb.PES}
   for problem in ("parity", "summation"):
@@ -516,8 +510,7 @@ def test_the_findings_on_lego_without_a_randomized_budget_hold():
   """length_budget_randomized/findings.md, "LEGO: no budget": recomputed from the kept curves."""
   with open(f"{rb.STUDY.dir}/table.json") as f:
     probe = json.load(f)["lego"]
-  with open(f"{rb.STUDY.dir}/findings.md") as f:
-    findings = " ".join(f.read().split())
+  findings = words_of(f"{rb.STUDY.dir}/findings.md")
   seen = {pe: kept_seen_scores(rb.STUDY.dir, rb.job("lego", pe, 1).name) for pe in rb.PES}
   assert not probe["fits"] and set(probe["fits_from"].values()) == {None}  # "neither fits"
   top = max(length_budget.LEARNING_RATES)
@@ -566,8 +559,7 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   assert round(seen["none"][probe["chosen_lr"]["none"]][-1], 2) == 0.91  # "0.91 at the last step"
   b = ls.budgets()["copy"]  # "copy runs at tier 2's full budget"
   assert (b["tier"], b["steps"], b["fits"]) == (2, length_budget.MAX_STEPS, False)
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
   assert "Tier 2 (width 128, 4 blocks, 8 heads) does not fit copy either" in doc
   assert "tier 2 for copy, reverse and addition; tier 2 for polynomial evaluation" in doc
 
@@ -592,8 +584,7 @@ def test_the_docs_words_on_reverse_at_tier_2_hold_on_the_kept_curves():
   assert min(before) < length_budget.FIT  # so the fit is not kept before the cap
   b = ls.budgets()["reverse"]  # "run at tier 2 for 10,000 steps at that learning rate"
   assert (b["tier"], b["steps"], b["learning_rate"], b["fits"]) == (2, 10_000, 0.003, True)
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
   for words in ("Tier 2 fits reverse, at the probe's cap.",
                 "RoPE learns every training length from step 2,000.",
                 "NoPE meets the fit only at the last evaluation, at learning rate 0.003 (0.99), after "
@@ -610,28 +601,28 @@ def test_the_docs_words_on_addition_at_tier_2_hold_on_the_kept_curves():
           for pe in length_budget.PES}
   tier1 = kept_seen_scores(length_budget.STUDY.dir, length_budget.job("addition", "none", 1).name)
   assert all(s == 0 for c in tier1.values() for s in c)  # "tier 1's NoPE had stayed at 0"
-  assert probe["fits"] and probe["steps"] == 6000  # "from step 6,000"
-  held = (length_budget.MAX_STEPS - 6000) // length_budget.EVERY + 1
+  fit_step = probe["steps"]
+  assert probe["fits"] and fit_step == 6000  # "from step 6,000"
+  held = (length_budget.MAX_STEPS - fit_step) // length_budget.EVERY + 1
   assert probe["evaluations_held"] == held == 9
   assert probe["fits_from"] == {"none": 6000, "rope": 2500}
   lr = probe["chosen_lr"]["none"]
   assert lr == probe["learning_rate"] == 0.003  # "NoPE at learning rate 0.003, the problem's"
   nope = seen["none"][lr]  # index i is step i × EVERY
   assert len(nope) == length_budget.MAX_STEPS // length_budget.EVERY + 1
-  at_fit = 6000 // length_budget.EVERY
+  at_fit = fit_step // length_budget.EVERY
   assert min(nope[at_fit:]) >= length_budget.FIT
   before = nope[at_fit - 4:at_fit]  # "over the four evaluations before step 6,000"
   assert (round(min(before), 2), round(max(before), 2)) == (0.01, 0.99)
-  # "fell to 0.01 or below at an evaluation after it had first reached 0.95"
-  for other in set(seen["none"]) - {lr}:
+  others = set(seen["none"]) - {lr}  # "at each of the two other learning rates it fell to 0.01
+  assert len(others) == 2            # or below at an evaluation after it had first reached 0.95"
+  for other in others:
     curve = seen["none"][other]
     first = next(i for i, s in enumerate(curve) if s >= length_budget.FIT)
     assert round(min(curve[first:]), 2) <= 0.01, other
-  assert len(seen["none"]) == 3
   b = ls.budgets()["addition"]  # "run at tier 2 for 6,000 steps at learning rate 0.003"
   assert (b["tier"], b["steps"], b["learning_rate"], b["fits"]) == (2, 6000, 0.003, True)
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
   for words in ("Tier 2 fits addition, from step 6,000**, where tier 1's NoPE had stayed at 0 on "
                 "its worst training length.",
                 "for 9 evaluations (RoPE from step 2,500; NoPE at learning rate 0.003, the "

@@ -4,6 +4,7 @@ records: rows per PE and σ, Press et al.'s order read at 4× L, no score where 
 import math
 
 from experiments import text_extrapolation as tx
+from tests.helpers import words_of
 
 
 def _model(pe, sigma, seed, bits_at):
@@ -118,15 +119,13 @@ def test_the_docs_words_hold_on_the_kept_records():
   assert tx.slope(by_row["xpos"])["word"] == "rises"
   assert mean("xpos", 8) - mean("xpos", 1) < rises["rope"]
   from experiments import REPO
-  with open(f"{REPO}/docs/length_generalisation.md") as f:
-    doc = " ".join(f.read().split())
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
   assert "scores below ALiBi at every length in the mean over seeds; FIRE, like T5's bias" in doc
   assert "its bits per byte at 1× L are above every row that has a PE (the learned table at σ 2 comes close)" in doc
   assert "test over 3 seeds each gives p < 0.001); the σ-2 table is close to no PE at all" in doc
   assert "Press et al.'s order at 4× L disagrees, on its first pair only" in doc
   assert "YaRN < NTK-aware scaling < position interpolation < plain RoPE" in doc
-  with open(f"{REPO}/README.md") as f:
-    readme = " ".join(f.read().split())
+  readme = words_of(f"{REPO}/README.md")
   assert ("Press et al.'s order at 4× L disagrees on its first pair only: T5's bias scores below ALiBi "
           "there, while ALiBi's bits per byte fall from 1× L to 8× L and RoPE's and the "
           "sinusoid's rise steeply") in readme
