@@ -10,9 +10,11 @@ and the sinusoid), 3 seeds vmapped in each job, every problem of
 polynomial decay, our tokenisation (digits and symbols, no prompt words), teacher-forced exact
 match (equal to their greedy decoding's).
 
-``--estimate`` prints the expected cost before anything runs: each job's FLOPs (6 × parameters ×
-tokens per step for the matmuls plus 12 × blocks × tokens² × width for attention, forward and
-backward) × steps × models, against the FLOP rate the CPU budget probe measured
+The jobs train on sequences cut after the last token training reads (``train.trim_padding``, as
+the study's tier-2 rows do: the same function on about half the tokens). ``--estimate`` prints the
+expected cost before anything runs: each job's FLOPs (6 × parameters × tokens per step for the
+matmuls plus 12 × blocks × tokens² × width for attention, forward and backward; tokens: the input
+length training reads) × steps × models, against the FLOP rate the CPU budget probe measured
 (``experiments/results/length_budget/records.jsonl``: model-steps/s of its tier-1 jobs at their
 own FLOPs) and against an accelerator's assumed sustained rate (``--accelerator_tflops``, default
 100 TFLOP/s, about a quarter of an H100/H200's dense bf16 peak; float32 matmuls run at a lower
@@ -92,7 +94,8 @@ def estimate(job_list, accelerator_tflops: float) -> dict:
   per_job = {}
   for job in job_list:
     o = dict(job.overrides)
-    tokens = sequence_length(o["data.problem"], 2 * FIELD["data.max_train_length"]) - 1
+    trained = FIELD["data.max_train_length"] * (1 if o.get("train.trim_padding") else 2)
+    tokens = sequence_length(o["data.problem"], trained) - 1
     models = len(o["sweep.seeds"]) * len(o["sweep.pe_init_scale"])
     flops = flops_per_step(FIELD["model.width"], FIELD["model.depth"], tokens,
                            vocab_size(o["data.problem"]), FIELD["train.batch_size"]) * STEPS * models

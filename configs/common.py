@@ -128,6 +128,9 @@ def train(*, batch_size: int, num_steps: int, chunk_steps: int, eval_every: int,
   t.checkpoint_every = eval_every    # multiple of chunk_steps
   t.log_every = log_every
   t.eval_batch_size = eval_batch_size
+  # A sequence task trains on its sequences cut after the longest one's last scored token (the
+  # same function under a causal mask, about half the work on a length task; training/trim.py).
+  t.trim_padding = False
   return t
 
 

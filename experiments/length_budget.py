@@ -53,6 +53,15 @@ PES = ("none", "rope")
 TIERS = {1: {"model.width": 64, "model.depth": 2, "model.num_heads": 4},
          2: {"model.width": 128, "model.depth": 4, "model.num_heads": 8}}
 CHUNK = 100  # a budget is rounded up to whole chunks of the runner
+
+
+def trimmed(tier: int | str) -> dict:
+  """The override of jobs at ``tier`` that had not run when ``train.trim_padding`` came: beyond
+  tier 1 (tier 2, and ``benchmarks/length_gpu.py``'s 'field') they train on sequences cut after
+  the last token training reads (the same function, about half the work;
+  ``benchmarks/trim_padding_speed.py``). This probe's own jobs and every tier-1 job had run by then
+  and keep the commands they ran with."""
+  return {} if tier == 1 else {"train.trim_padding": True}
 CURVE_FIELDS = ("step", "model", "seed", "learning_rate", "test_accuracy_by_level")
 
 

@@ -11,6 +11,10 @@ table (``experiments/results/length_budget/table.json``): the first tier at whic
 both fit every training length; a problem no probed tier fits runs at the last tier's full budget.
 A problem without a probe result has no jobs yet.
 
+Rows at tier 2 train on their sequences cut after the last token training reads
+(``length_budget.trimmed``: ``train.trim_padding``, the same function in about half the work);
+the tier-1 rows had run before that flag came and keep the commands they ran with.
+
 Rows (3 seeds each, 0–2):
   * Kazemnejad et al.'s five PEs (``rules.length_literature.KAZEMNEJAD_ORDER``): none, T5's bias,
     ALiBi, RoPE and the absolute sinusoid;
@@ -48,6 +52,7 @@ from experiments.framework.study import Study, interval
 from experiments import length_budget_learned as learned_budget
 from experiments import length_budget_randomized as randomized_budget
 from experiments import length_curves
+from experiments import length_budget
 from experiments.length_budget import budgets
 from experiments.length_budget_randomized import randomized_positions
 from experiments.rules import length as length_rules
@@ -65,6 +70,7 @@ def _row(problem: str, name: str, pe: str, budget: dict, randomized: bool = Fals
                "sweep.pe_init_scale": SIGMAS if pe == "learned" else (1.0,),
                "train.num_steps": budget["steps"], "train.eval_every": budget["steps"],
                "optim.learning_rate": budget["learning_rate"]} | budget["model"]
+  overrides |= length_budget.trimmed(budget["tier"])
   if randomized:
     overrides["model.randomized_positions"] = randomized_positions(problem)
   return Job(name=f"{problem}/{name}", config=f"configs/length1d.py:pe={pe}",

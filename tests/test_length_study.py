@@ -140,12 +140,17 @@ def test_the_field_scale_script_builds_valid_jobs_and_costs_them():
     config = job.build_config()
     config_validation.validate(config)
     assert (config.model.width, config.model.depth, config.train.num_steps) == (768, 12, 40_000)
+    assert config.train.trim_padding  # the estimate counts parity's inputs at n = 20: 21 tokens
   randomized = dict(jobs[-1].overrides)["model.randomized_positions"]
   assert randomized == rb.RANDOMIZED_RANGE * 41  # parity at n = 40: 42 tokens, inputs 41
   one = gpu.flops_per_step(64, 2, 32, 13, 64)
   assert gpu.flops_per_step(64, 2, 32, 13, 128) == 2 * one
   cost = gpu.estimate(jobs, accelerator_tflops=100.0)
   assert cost["jobs"] == len(jobs) and cost["accelerator_hours"] > 0
+  models = sum(len(j.build_config().sweep.seeds) * len(j.build_config().sweep.pe_init_scale)
+               for j in jobs)
+  per_step = gpu.flops_per_step(768, 12, 21, 13, 64)  # the one vocabulary of 13 tokens
+  assert cost["total_flops"] == per_step * 40_000 * models
 
 
 def _study_models():

@@ -244,6 +244,10 @@ class Legendre(PositionalEncoding):
   mechanism = "add"
   paper = "Aggarwal 2024 (2405.04585)"
 
+  @property
+  def reads_extent(self) -> bool:
+    return True
+
   def __call__(self, positions, block_index, x_BNW=None):
     x_ND = normalize_to_unit_box(coordinate_input(positions, self.coordinates))
     n, d = x_ND.shape

@@ -190,6 +190,13 @@ class PositionalEncoding(nn.Module):
   per_example = True
   per_example_problem = ""
 
+  @property
+  def reads_extent(self) -> bool:
+    """Whether the terms read the span of the positions given (min/max over the tokens), so
+    that cutting later positions off changes an earlier token's terms (``train.trim_padding``
+    refuses such a PE)."""
+    return False
+
   def __init_subclass__(cls, **kwargs):
     call = cls.__dict__.get("__call__")
     if call is not None and not getattr(call, "_checks_its_call", False):

@@ -143,6 +143,11 @@ class Rotary(PositionalEncoding):
         high_freq_factor=self.high_freq_factor, short_factors=tuple(self.short_factors),
         long_factors=tuple(self.long_factors))
 
+  @property
+  def reads_extent(self) -> bool:
+    """A length-dependent ``rope_scaling`` (dynamic NTK, LongRoPE) picks ω' from the extent."""
+    return self.rope_scaling in scaling_lib.LENGTH_DEPENDENT
+
   def rope_frequencies(self, x_ND, num_pairs=None, base=None):
     """RoPE's axial ω [F, D] (``axial_frequencies``), or with ``rope_scaling`` its ω' (float32;
     the length-dependent methods read the current extent of each axis of ``x_ND``)."""
@@ -290,6 +295,10 @@ class HighFreqRotary(Rotary):
 
   min_cycles: float = 1.0
   paper = "Chen et al. 2024 (2410.21216)"
+
+  @property
+  def reads_extent(self) -> bool:
+    return True
 
   def frequencies(self, x_ND, block_index):
     omega_HFD = super().frequencies(x_ND, block_index)

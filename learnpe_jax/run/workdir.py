@@ -25,10 +25,10 @@ from learnpe_jax import paths
 from learnpe_jax.errors import UserError
 
 # Config fields that may change between a run and its resumption without changing its results.
-# ``train.num_steps`` may grow: rerunning with more steps continues the run. The last three only
+# ``train.num_steps`` may grow: rerunning with more steps continues the run. The last four only
 # schedule the same computation differently (results equal up to float roundoff).
 RESUMABLE_FIELDS = ("resume", "train.log_every", "train.num_steps", "train.models_per_group",
-                    "train.parallel_streams", "model.exact_shortcuts")
+                    "train.parallel_streams", "model.exact_shortcuts", "train.trim_padding")
 # Fields added after runs were recorded: absent from an older config.json, they hold this value
 # (so such a run resumes; any other value is a different config). A resumed older LST run scores
 # the human puzzles from its next eval on.
@@ -37,7 +37,8 @@ ADDED_FIELDS = {"model.kind": "transformer", "model.bidirectional": False, "opti
                 "model.mlp_final_activation": "none", "model.causal": False,
                 "model.weight_init": "flax", "model.pe_dropout": 0.0,
                 "model.pe_dropout_at_eval": False, "optim.pe_lr_scale": 1.0,
-                "model.randomized_positions": 0, "model.eval_rope_scaling": []}
+                "model.randomized_positions": 0, "model.eval_rope_scaling": [],
+                "train.trim_padding": False}
 
 
 def with_added_fields(config_dict: dict) -> dict:

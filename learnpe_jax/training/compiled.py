@@ -19,7 +19,7 @@ from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.pe.registry import build_pe
 from learnpe_jax.positions import randomized_positions
 from learnpe_jax.tasks.base import TaskData
-from learnpe_jax.training import layout, objectives, sharding
+from learnpe_jax.training import layout, objectives, sharding, trim
 from learnpe_jax.training.optim import make_optimizer
 from learnpe_jax.training.sweep import ModelAxis
 
@@ -85,8 +85,12 @@ class Trainer:
     self.mesh = sharding.model_mesh(axis.size)
     models_on, everywhere = sharding.per_model(self.mesh), sharding.replicated(self.mesh)
     state_sharding = {"models": models_on, "step": everywhere}
-    self.train_data = jax.device_put({k: v for k, v in task.train.items() if k != "level"},
-                                     everywhere)
+    train = {k: v for k, v in task.train.items() if k != "level"}
+    self.train_positions = self.positions  # the training steps' (``train.trim_padding``: cut)
+    if config.train.trim_padding:
+      train, cut_positions = trim.cut(train, task.model_positions, trim.scored_length(train))
+      self.train_positions = jax.tree.map(jnp.asarray, cut_positions)
+    self.train_data = jax.device_put(train, everywhere)
     eval_batch = min(config.train.eval_batch_size, max(len(task.train["target"]),
                                                       len(task.test["target"])))
     self.eval_data = {name: jax.device_put(_pad_for_eval(split, eval_batch), everywhere)
@@ -129,7 +133,7 @@ class Trainer:
     if self.task.kind == "sequence":
       scored = batch["loss_mask"] > 0
       lengths = jnp.max(jnp.where(scored, jnp.arange(scored.shape[1]) + 1, 0), axis=1)
-    return randomized_positions(key, self.config.train.batch_size, self.task.num_tokens, m,
+    return randomized_positions(key, self.config.train.batch_size, batch["tokens"].shape[1], m,
                                 lengths)
 
   def _dropout_key(self, data_key, step):
@@ -141,7 +145,7 @@ class Trainer:
 
   # ---- init ----------------------------------------------------------------------------------
   def _init(self):
-    sample = {k: v[:1] for k, v in self.train_data.items()}
+    sample = {k: jnp.asarray(v[:1]) for k, v in self.task.train.items()}  # the full length
 
     def init_one(key, pe_init_scale, learning_rate):
       model = build_model(self.config, self.task, pe_init_scale=pe_init_scale)
@@ -169,6 +173,7 @@ class Trainer:
 
     dropout_key = self._dropout_key(model_state["data_key"], step)
     positions = self._training_positions(model_state["data_key"], step, batch)
+    positions = self.train_positions if positions is None else positions
 
     def loss_fn(params):
       loss, score = objectives.per_example(self.task.kind,

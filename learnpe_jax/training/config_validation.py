@@ -157,6 +157,8 @@ def validate(config) -> None:
             "eval_batch_size"):
     _positive(f"train.{f}", t[f], integer=True)
   _positive("train.num_steps", t.num_steps, integer=True, allow_zero=True)
+  if not isinstance(t.trim_padding, bool):
+    raise ConfigError("train.trim_padding", t.trim_padding, "True or False")
   if t.models_per_group is not None:
     _positive("train.models_per_group", t.models_per_group, integer=True, allow_zero=True)
   if t.parallel_streams is not None:
@@ -241,6 +243,26 @@ def validate_with_task(config, task) -> None:
     if config.model.readout != "tokens":
       raise ConfigError("model.readout", config.model.readout,
                         f"'tokens' for task {task.name!r} (one prediction per position)")
+  if config.train.trim_padding:
+    _check_trim_padding(config, task)
   if config.model.readout == "query" and "query_index" not in task.train:
     raise ConfigError("model.readout", "query", f"'last' or 'mean': task {task.name!r} has no "
                       "query token")
+
+
+def _check_trim_padding(config, task) -> None:
+  """``train.trim_padding`` trains the same function only where a token never reads a later one
+  and the PE's terms at a position do not read the later positions (``training/trim.py``)."""
+  m = config.model
+  if task.kind != "sequence":
+    raise ConfigError("train.trim_padding", True, f"False for task {task.name!r}: only a sequence "
+                      "task (a causal decoder on padded sequences) has padding to cut")
+  pe = build_pe(m.pe, width=m.width, num_heads=m.num_heads, num_tokens=task.num_tokens,
+                init_scale=1.0)
+  if pe.reads_extent:
+    raise ConfigError("train.trim_padding", True, f"False for PE {m.pe.name!r}: its terms read "
+                      "the span of the positions given, which a cut batch shortens")
+  if m.pe_dropout:
+    raise ConfigError("train.trim_padding", True, f"False with model.pe_dropout={m.pe_dropout}: "
+                      "its masks would be drawn for the cut shape (other draws, not the same "
+                      "training)")
