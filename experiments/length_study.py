@@ -49,10 +49,10 @@ import sys
 from experiments.framework import records, stats
 from experiments.framework.runner import Job
 from experiments.framework.study import Study, interval
+from experiments import length_budget
 from experiments import length_budget_learned as learned_budget
 from experiments import length_budget_randomized as randomized_budget
 from experiments import length_curves
-from experiments import length_budget
 from experiments.length_budget import budgets
 from experiments.length_budget_randomized import randomized_positions
 from experiments.rules import length as length_rules
