@@ -88,7 +88,8 @@ def _trainer(config):
   return Trainer(config, task, model_axis(config))
 
 
-@pytest.mark.parametrize("pe_name, randomized", [("learned", 0), ("rope", 40)])
+@pytest.mark.parametrize("pe_name, randomized", [("learned", 0),
+                                                  pytest.param("rope", 40, marks=pytest.mark.e2e)])
 def test_training_on_cut_sequences_equals_training_on_padded_ones(data_dir, pe_name, randomized):
   """Ten steps of every model of the sweep: the same parameters up to float roundoff, from a
   batch about half as long (the smoke problem: copy at L = 4, inputs of 8 tokens of 16)."""
@@ -130,3 +131,23 @@ def test_a_task_without_padding_to_cut_and_a_non_boolean_are_refused(smoke_confi
       smoke_config.train.to_dict() | {"trim_padding": "yes"})
   with pytest.raises(ConfigError, match=r"train\.trim_padding.*True or False"):
     config_validation.validate(smoke_config)
+
+
+def test_the_docs_speed_words_hold_on_the_kept_benchmark():
+  """docs/performance.md, "Cut padding": the tier-2 rows of every length problem that runs at tier
+  2 train on inputs of the longest training sequence, more than twice as fast (a ratio of 2.2 or
+  more, ``benchmarks/results/trim_padding_speed.json``)."""
+  import json
+  import os
+  from learnpe_jax.tasks.lengthgen.generate import sequence_length
+  from tests.helpers import words_of
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  with open(os.path.join(root, "benchmarks", "results", "trim_padding_speed.json")) as f:
+    kept = json.load(f)
+  assert {r["problem"] for r in kept["rows"]} == {"copy", "reverse", "addition", "polynomial"}
+  for r in kept["rows"]:
+    assert r["input_tokens"] == {"padded": sequence_length(r["problem"], 16) - 1,
+                                 "cut": sequence_length(r["problem"], 8) - 1}
+    assert r["ratio_padded_over_cut"] >= 2.2, r
+  assert "each row trains more than twice as fast (a ratio of 2.2 or more on each problem" in words_of(
+      os.path.join(root, "docs", "performance.md"))
