@@ -365,7 +365,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
   readme = words_of(f"{REPO}/README.md")
   assert ("Of the problems probed so far the CPU model fits LEGO, parity, sorting and summation, "
           "and a larger model (width 128, 4 blocks) fits reverse, at the probe's last step, and "
-          "addition, but not copy; on "
+          "addition, but not copy or polynomial evaluation; on "
           "LEGO no PE extrapolates (every row's unseen exact match is below 0.1), on sorting and "
           "summation NoPE extrapolates best, and over the three where all five PEs fit Kazemnejad "
           "et al.'s ranking agrees, "
@@ -384,7 +384,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
                     "tier2": ["addition", "reverse"]}, fitted
   assert length_budget.TIERS[2] == {"model.width": 128, "model.depth": 4, "model.num_heads": 8}
   assert probe["reverse/tier2"]["steps"] == length_budget.MAX_STEPS  # "at the probe's last step"
-  assert "copy/tier2" in probe and not probe["copy/tier2"]["fits"]  # "but not copy"
+  assert not any(probe[f"{p}/tier2"]["fits"] for p in ("copy", "polynomial"))  # "but not copy or …"
 
 
 def test_the_docs_words_on_chance_as_the_floor_hold_on_the_kept_tables():
@@ -566,7 +566,10 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   assert (b["tier"], b["steps"], b["fits"]) == (2, length_budget.MAX_STEPS, False)
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
   assert "Tier 2 (width 128, 4 blocks, 8 heads) does not fit copy either" in doc
-  assert "tier 2 for copy, reverse and addition; tier 2 for polynomial evaluation" in doc
+  assert ("tier 2 for copy, reverse, addition and polynomial evaluation; the study's rows for "
+          "those four are still to run") in doc
+  assert all(f"{p}/tier2" in length_budget.STUDY.table() for p in ls.budgets()
+             if ls.budgets()[p]["tier"] == 2)
 
 
 def test_the_docs_words_on_reverse_at_tier_2_hold_on_the_kept_curves():
@@ -635,4 +638,30 @@ def test_the_docs_words_on_addition_at_tier_2_hold_on_the_kept_curves():
                 "over the four evaluations before step 6,000 its worst training length swung "
                 "between 0.01 and 0.99",
                 "Addition's study rows run at tier 2 for 6,000 steps at learning rate 0.003"):
+    assert words in doc, words
+
+
+def test_the_docs_words_on_polynomial_at_tier_2_hold_on_the_kept_curves():
+  """docs/length_generalisation.md, "Tier 2 does not fit polynomial evaluation either": recomputed
+  from the probe's kept curves and table."""
+  from experiments import REPO
+  probe = length_budget.STUDY.table()["polynomial/tier2"]
+  seen = {pe: kept_seen_scores(length_budget.STUDY.dir,
+                               length_budget.job("polynomial", pe, 2).name)
+          for pe in length_budget.PES}
+  assert set(seen["none"]) == set(seen["rope"]) == set(length_budget.LEARNING_RATES)
+  every = length_budget.MAX_STEPS // length_budget.EVERY + 1
+  assert all(len(c) == every for curves in seen.values() for c in curves.values())
+  assert not probe["fits"] and probe["model"] == length_budget.TIERS[2]
+  assert round(max(max(c) for c in seen["none"].values()), 2) == 0.28  # "at or below 0.28"
+  assert round(max(max(seen["rope"][lr]) for lr in (3e-4, 1e-3)), 2) == 0.29  # "… below 0.29"
+  rising = seen["rope"][3e-3]  # "rose over the last evaluations, to 0.49 at the last step"
+  assert round(rising[-1], 2) == 0.49 == round(max(rising), 2) and rising[-1] > rising[-2] > rising[-3]
+  b = ls.budgets()["polynomial"]  # "runs at tier 2's full budget"
+  assert (b["tier"], b["steps"], b["fits"]) == (2, length_budget.MAX_STEPS, False)
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
+  for words in ("Tier 2 does not fit polynomial evaluation either: neither PE learns its training "
+                "lengths.", "NoPE's worst training length stays at or below 0.28 at every "
+                "evaluation and learning rate, and RoPE's at or below 0.29 at the two smaller "
+                "learning rates", "to 0.49 at the probe's last step"):
     assert words in doc, words
