@@ -21,7 +21,6 @@ import argparse
 import importlib.util
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -29,6 +28,8 @@ import time
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+import results_file  # benchmarks/, beside this script
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _spec = importlib.util.spec_from_file_location(
@@ -119,15 +120,8 @@ def main(argv=None):
     print(f"{name:10s} {args.new_tokens} tokens: cache {r['cache_ms_per_token']:.2f} ms/token, "
           f"full forward {r['full_ms_per_token']:.2f} ms/token: ×{r['ratio_full_over_cache']:.1f}"
           f"  same tokens: {r['same_tokens']}", flush=True)
-  device = jax.devices()[0]
-  machine = {"backend": jax.default_backend(), "device": device.device_kind,
-             "cpu_count": os.cpu_count(), "jax": jax.__version__,
-             "python": platform.python_version()}
-  os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-  with open(args.out, "w") as f:
-    command = " ".join(["python benchmarks/kv_cache_speed.py",
-                        *(argv if argv is not None else sys.argv[1:])])
-    json.dump({"commands": [command], "machine": machine, "rows": rows}, f, indent=1)
+  results_file.write(args.out, "kv_cache_speed.py", argv if argv is not None else sys.argv[1:],
+                     rows)
   print(json.dumps(rows))
   return 0
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import time
 
 import jax
+
+import results_file  # benchmarks/, beside this script
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)  # configs/
@@ -80,14 +81,8 @@ def main(argv=None):
     rows.append(r)
     print(f"{problem:10s} inputs {r['input_tokens']['padded']} → {r['input_tokens']['cut']} "
           f"tokens: ×{r['ratio_padded_over_cut']:.2f}", flush=True)
-  machine = {"backend": jax.default_backend(), "device": jax.devices()[0].device_kind,
-             "cpu_count": os.cpu_count(), "jax": jax.__version__,
-             "python": platform.python_version()}
-  os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-  with open(args.out, "w") as f:
-    command = " ".join(["python benchmarks/trim_padding_speed.py",
-                        *(argv if argv is not None else sys.argv[1:])])
-    json.dump({"commands": [command], "machine": machine, "rows": rows}, f, indent=1)
+  results_file.write(args.out, "trim_padding_speed.py",
+                     argv if argv is not None else sys.argv[1:], rows)
   print(json.dumps(rows))
   return 0
 

@@ -113,3 +113,27 @@ def kept_seen_scores(study_dir: str, job_name: str) -> dict[float, list[float]]:
   from experiments.framework import records
   curves = length_budget.seen_curves(records.read_curves(study_dir), job_name)
   return {lr: [score for _, score in curve] for lr, curve in curves.items()}
+
+
+def length_smoke_config(data_dir, pe_name="learned", randomized=0, trim_padding=False):
+  """``configs/length1d.py:smoke`` with its data under ``data_dir``, one chunk of 10 steps."""
+  from configs import length1d
+  config = length1d.get_config(f"smoke,pe={pe_name}")
+  config.data.data_dir = data_dir
+  config.model.randomized_positions = randomized
+  config.train.trim_padding = trim_padding
+  config.train.chunk_steps = config.train.log_every = 10
+  config.train.num_steps = config.train.eval_every = config.train.checkpoint_every = 10
+  return config
+
+
+def checked_trainer(config):
+  """The ``Trainer`` of ``config`` after both config checks, as ``main`` builds it."""
+  from learnpe_jax.tasks.registry import load_task
+  from learnpe_jax.training import config_validation
+  from learnpe_jax.training.compiled import Trainer
+  from learnpe_jax.training.sweep import model_axis
+  task = load_task(config)
+  config_validation.validate(config)
+  config_validation.validate_with_task(config, task)
+  return Trainer(config, task, model_axis(config))

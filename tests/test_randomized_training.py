@@ -11,28 +11,17 @@ import pytest
 from learnpe_jax import pe
 from learnpe_jax.errors import ConfigError
 from learnpe_jax.training import config_validation
-from learnpe_jax.training.compiled import Trainer, build_model
-from learnpe_jax.training.sweep import model_axis
+from learnpe_jax.training.compiled import build_model
+from tests.helpers import checked_trainer, length_smoke_config
 
 M = 40
 
 
 def _config(data_dir, randomized=M, pe_name="learned"):
-  from configs import length1d
-  config = length1d.get_config(f"smoke,pe={pe_name}")
-  config.data.data_dir = data_dir
-  config.model.randomized_positions = randomized
-  config.train.chunk_steps = config.train.log_every = 10
-  config.train.num_steps = config.train.eval_every = config.train.checkpoint_every = 10
-  return config
+  return length_smoke_config(data_dir, pe_name, randomized)
 
 
-def _trainer(config):
-  from learnpe_jax.tasks.registry import load_task
-  task = load_task(config)
-  config_validation.validate(config)
-  config_validation.validate_with_task(config, task)
-  return Trainer(config, task, model_axis(config))
+_trainer = checked_trainer
 
 
 def test_a_learned_pe_called_per_example_with_the_block_input_adds_per_example_rows():

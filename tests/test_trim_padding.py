@@ -15,9 +15,7 @@ from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.pe.registry import REGISTRY, build_pe, default_pe_config, get_spec
 from learnpe_jax.positions import sequence_positions
 from learnpe_jax.training import config_validation, trim
-from learnpe_jax.training.compiled import Trainer
-from learnpe_jax.training.sweep import model_axis
-from tests.helpers import one_per_mechanism
+from tests.helpers import checked_trainer, length_smoke_config, one_per_mechanism
 
 N, T = 12, 5  # padded length; the cut
 DECODER_PES = [n for n in sorted(REGISTRY)
@@ -70,22 +68,10 @@ def test_scored_length_and_cut():
 
 
 def _config(data_dir, trim_padding, pe_name="learned", randomized=0):
-  from configs import length1d
-  config = length1d.get_config(f"smoke,pe={pe_name}")
-  config.data.data_dir = data_dir
-  config.model.randomized_positions = randomized
-  config.train.trim_padding = trim_padding
-  config.train.chunk_steps = config.train.log_every = 10
-  config.train.num_steps = config.train.eval_every = config.train.checkpoint_every = 10
-  return config
+  return length_smoke_config(data_dir, pe_name, randomized, trim_padding)
 
 
-def _trainer(config):
-  from learnpe_jax.tasks.registry import load_task
-  task = load_task(config)
-  config_validation.validate(config)
-  config_validation.validate_with_task(config, task)
-  return Trainer(config, task, model_axis(config))
+_trainer = checked_trainer
 
 
 @pytest.mark.parametrize("pe_name, randomized", [("learned", 0),
@@ -149,5 +135,5 @@ def test_the_docs_speed_words_hold_on_the_kept_benchmark():
     assert r["input_tokens"] == {"padded": sequence_length(r["problem"], 16) - 1,
                                  "cut": sequence_length(r["problem"], 8) - 1}
     assert r["ratio_padded_over_cut"] >= 2.2, r
-  assert "each row trains more than twice as fast (a ratio of 2.2 or more on each problem" in words_of(
-      os.path.join(root, "docs", "performance.md"))
+  doc = words_of(os.path.join(root, "docs", "performance.md"))
+  assert "each row trains more than twice as fast (a ratio of 2.2 or more on each problem" in doc
