@@ -62,6 +62,14 @@ def trimmed(tier: int | str) -> dict:
   ``benchmarks/trim_padding_speed.py``). This probe's own jobs and every tier-1 job had run by then
   and keep the commands they ran with."""
   return {} if tier == 1 else {"train.trim_padding": True}
+
+
+def tier_overrides(tier: int) -> dict:
+  """Everything a job built at ``tier`` adds to its command: the tier's model and, beyond tier 1,
+  the cut padding (``trimmed``)."""
+  return TIERS[tier] | trimmed(tier)
+
+
 CURVE_FIELDS = ("step", "model", "seed", "learning_rate", "test_accuracy_by_level")
 
 

@@ -56,8 +56,7 @@ def job(problem: str, sigma: float, tier: int) -> Job:
                "model.randomized_positions": randomized_budget.randomized_positions(problem)}
   return Job(name=f"{problem}_randomized_learned_sigma{sigma:g}",
              config="configs/length1d.py:pe=learned",
-             overrides=tuple((overrides | length_budget.TIERS[tier]
-                              | length_budget.trimmed(tier)).items()))
+             overrides=tuple((overrides | length_budget.tier_overrides(tier)).items()))
 
 
 def problems(base: dict | None = None, randomized: dict | None = None,

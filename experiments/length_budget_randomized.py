@@ -59,8 +59,7 @@ def job(problem: str, pe: str, tier: int) -> Job:
                "train.num_steps": MAX_STEPS, "train.eval_every": length_budget.EVERY,
                "model.randomized_positions": randomized_positions(problem)}
   return Job(name=f"{problem}_randomized_{pe}", config=f"configs/length1d.py:pe={pe}",
-             overrides=tuple((overrides | length_budget.TIERS[tier]
-                              | length_budget.trimmed(tier)).items()))
+             overrides=tuple((overrides | length_budget.tier_overrides(tier)).items()))
 
 
 def jobs(base: dict | None = None) -> tuple[Job, ...]:
