@@ -248,8 +248,9 @@ def test_the_docs_words_hold_on_the_kept_tables():
     failing = min(rows_par[pe]["per_seed"], key=lambda s: s["seen"])["seed"]
     m = next(m for m in models if m["job"] == f"parity/{pe}" and m["seed"] == failing)
     assert m["test_accuracy_by_level"]["n=1"] > 0.95 and m["test_accuracy_by_level"]["n=2"] < 0.75
-  assert study["verdicts"]["kazemnejad"]["mean"]["skipped"] == {
-      "parity": "did not fit: none, t5_bias, alibi"}
+  skipped = study["verdicts"]["kazemnejad"]["mean"]["skipped"]  # besides problems still running
+  assert skipped["parity"] == "did not fit: none, t5_bias, alibi"
+  assert all(v.startswith("missing rows: ") for p, v in skipped.items() if p != "parity"), skipped
   for row, sigma in (("rope", 1.0), ("sinusoidal_1d", 1.0), ("learned", 0.1), ("learned", 2.0)):
     label = row if row != "learned" else f"learned σ={sigma:g}"
     assert length_rules.fits(rows_par[label]), label
