@@ -690,6 +690,25 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
   by_length, _ = _mean_curve(_study_models(), "reverse/none")
   worst = min(range(1, 9), key=by_length.get)  # "their worst training length, n = 8, reads 0.86"
   assert worst == 8 and round(by_length[8], 2) == 0.86 < length_budget.FIT
+  models = _study_models()  # the curves of the four reverse rows in so far
+  rope, rope_models = _mean_curve(models, "reverse/rope")
+  assert all(m["test_accuracy_by_level"][f"n={n}"] == 1 for m in rope_models for n in range(1, 9))
+  assert round(rope[9], 2) == 0.07  # "falls to 0.07 at n = 9"
+  t5, _ = _mean_curve(models, "reverse/t5_bias")
+  assert min(t5[n] for n in range(1, 9)) >= 0.95 and round(t5[9], 2) == 0.40  # "holds to n = 8"
+  for row in ("alibi", "none"):  # "decline gradually past n = 8 and are still above 0.5 at n = 11"
+    c, _ = _mean_curve(models, f"reverse/{row}")
+    assert all(c[n + 1] < c[n] for n in range(8, 16)) and c[8] - c[9] < 0.15 and c[11] > 0.5, row
+  _, nope = _mean_curve(models, "reverse/none")
+  at_11 = sorted(m["test_accuracy_by_level"]["n=11"] for m in nope)  # "from 0.17 to 0.91"
+  assert (round(at_11[0], 2), round(at_11[-1], 2)) == (0.17, 0.91)
+  doc_words = ("The curves of the four rows in so far (`reverse.png`, looked at): RoPE scores 1 on "
+               "every training length in every seed and falls to 0.07 at n = 9; T5's bias holds to "
+               "n = 8 and falls to 0.40 at n = 9; ALiBi and NoPE decline gradually past n = 8 and "
+               "are still above 0.5 at n = 11, NoPE with its seeds far apart (at n = 11, from 0.17 "
+               "to 0.91)")
+  assert {j for j in {m["job"] for m in models} if j.startswith("reverse/")} == {
+      f"reverse/{r}" for r in ("none", "t5_bias", "alibi", "rope")}  # "the four rows in so far"
   addition = study["rows"]["addition"]["none"]  # "they do not fit (seen 0.91 …; 0.83, 0.97, 0.93)"
   assert not length_rules.fits(addition) and round(addition["seen"]["mean"], 2) == 0.91
   assert per_seed(addition) == [0.83, 0.97, 0.93]
@@ -701,5 +720,5 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
   for words in ("NoPE's are in: they fit in the mean over seeds (seen 0.96) but not in every seed "
                 "(seed 0: 0.90), and their worst training length, n = 8, reads 0.86 in the mean",
                 "NoPE's are in: they do not fit (seen 0.91 in the mean over seeds; 0.83, 0.97 and "
-                "0.93 in seeds 0, 1 and 2)", "so addition does not count for it"):
+                "0.93 in seeds 0, 1 and 2)", "so addition does not count for it", doc_words):
     assert words in doc, words
