@@ -577,8 +577,7 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   assert in_now == {"reverse", "addition"}  # copy's and polynomial's rows are still to run
   for p in in_now:  # "some of reverse's and addition's are in ... the rest are still to run"
     assert {j.name for j in ls.STUDY.jobs if j.name.startswith(f"{p}/")} - kept_jobs, p
-  assert all(f"{p}/tier2" in length_budget.STUDY.table() for p in ls.budgets()
-             if ls.budgets()[p]["tier"] == 2)
+  assert {f"{p}/tier2" for p in tier2} <= set(length_budget.STUDY.table())
 
 
 def test_the_docs_words_on_reverse_at_tier_2_hold_on_the_kept_curves():
@@ -687,10 +686,10 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
   reverse = study["rows"]["reverse"]["none"]  # "they fit in the mean over seeds (seen 0.96)
   assert length_rules.fits(reverse) and round(reverse["seen"]["mean"], 2) == 0.96
   assert per_seed(reverse)[0] == 0.90 < length_budget.FIT  # but not in every seed (seed 0: 0.90)"
-  by_length, _ = _mean_curve(_study_models(), "reverse/none")
+  models = _study_models()
+  by_length, nope = _mean_curve(models, "reverse/none")
   worst = min(range(1, 9), key=by_length.get)  # "their worst training length, n = 8, reads 0.86"
   assert worst == 8 and round(by_length[8], 2) == 0.86 < length_budget.FIT
-  models = _study_models()  # the curves of the four reverse rows in so far
   rope, rope_models = _mean_curve(models, "reverse/rope")
   assert all(m["test_accuracy_by_level"][f"n={n}"] == 1 for m in rope_models for n in range(1, 9))
   assert round(rope[9], 2) == 0.07  # "falls to 0.07 at n = 9"
@@ -699,7 +698,6 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
   for row in ("alibi", "none"):  # "decline gradually past n = 8 and are still above 0.5 at n = 11"
     c, _ = _mean_curve(models, f"reverse/{row}")
     assert all(c[n + 1] < c[n] for n in range(8, 16)) and c[8] - c[9] < 0.15 and c[11] > 0.5, row
-  _, nope = _mean_curve(models, "reverse/none")
   at_11 = sorted(m["test_accuracy_by_level"]["n=11"] for m in nope)  # "from 0.17 to 0.91"
   assert (round(at_11[0], 2), round(at_11[-1], 2)) == (0.17, 0.91)
   doc_words = ("The curves of the four rows in so far (`reverse.png`, looked at): RoPE scores 1 on "

@@ -21,9 +21,6 @@ def _config(data_dir, randomized=M, pe_name="learned"):
   return length_smoke_config(data_dir, pe_name, randomized)
 
 
-_trainer = checked_trainer
-
-
 def test_a_learned_pe_called_per_example_with_the_block_input_adds_per_example_rows():
   """A plain table given the block input (as the encoder gives every PE) keeps its [B, N, W]."""
   module = pe.make("learned", width=8, num_heads=2, num_tokens=M, init_scale=1.0)
@@ -38,7 +35,7 @@ def test_a_learned_pe_called_per_example_with_the_block_input_adds_per_example_r
 
 
 def test_training_positions_are_sorted_distinct_draws_per_step_and_model(data_dir):
-  trainer = _trainer(_config(data_dir))
+  trainer = checked_trainer(_config(data_dir))
   n, keys = trainer.task.num_tokens, trainer.axis.keys(1)
   batch = {k: jnp.asarray(v[:trainer.config.train.batch_size])
            for k, v in trainer.task.train.items()}
@@ -69,7 +66,7 @@ def test_without_lengths_the_draw_is_the_librarys_plain_one():
 
 def test_off_means_the_tasks_positions_and_the_tasks_table(data_dir):
   config = _config(data_dir, randomized=0)
-  trainer = _trainer(config)
+  trainer = checked_trainer(config)
   assert trainer._training_positions(trainer.axis.keys(1)[0], jnp.int32(0), {}) is None
   assert build_model(config, trainer.task).pe.num_tokens == trainer.task.num_tokens
   assert build_model(_config(data_dir), trainer.task).pe.num_tokens == M
@@ -77,7 +74,7 @@ def test_off_means_the_tasks_positions_and_the_tasks_table(data_dir):
 
 @pytest.mark.e2e
 def test_every_row_of_the_table_is_trained_and_eval_reads_the_true_positions(data_dir):
-  trainer = _trainer(_config(data_dir))
+  trainer = checked_trainer(_config(data_dir))
   state = trainer.init()
   before = jax.tree.map(np.asarray, state["models"]["params"])
   state, _ = trainer.train_chunk(state)
@@ -104,7 +101,7 @@ def test_what_cannot_work_is_refused_before_compiling(data_dir, change, field):
   if "readout" in change:
     config.model.readout = change["readout"]
   with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
-    _trainer(config)
+    checked_trainer(config)
 
 
 def test_a_grid_task_refuses_randomized_positions(smoke_config):

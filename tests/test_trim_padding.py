@@ -4,6 +4,9 @@ same outputs for every catalogue PE a decoder on a 1-D sequence takes (except th
 the positions' span, which the config check refuses), the same parameters after training, with
 and without randomized positions; what it cannot keep the same is refused before compiling."""
 
+import json
+import os
+
 import jax
 import jax.numpy as jnp
 import ml_collections
@@ -14,8 +17,9 @@ from learnpe_jax.errors import ConfigError
 from learnpe_jax.models.encoder import Encoder
 from learnpe_jax.pe.registry import REGISTRY, build_pe, default_pe_config, get_spec
 from learnpe_jax.positions import sequence_positions
+from learnpe_jax.tasks.lengthgen.generate import sequence_length
 from learnpe_jax.training import config_validation, trim
-from tests.helpers import checked_trainer, length_smoke_config, one_per_mechanism
+from tests.helpers import checked_trainer, length_smoke_config, one_per_mechanism, words_of
 
 N, T = 12, 5  # padded length; the cut
 DECODER_PES = [n for n in sorted(REGISTRY)
@@ -67,13 +71,6 @@ def test_scored_length_and_cut():
   assert out["loss_mask"].sum() == mask.sum()  # nothing scored is cut
 
 
-def _config(data_dir, trim_padding, pe_name="learned", randomized=0):
-  return length_smoke_config(data_dir, pe_name, randomized, trim_padding)
-
-
-_trainer = checked_trainer
-
-
 @pytest.mark.e2e  # the compiled trainer over a whole chunk, like every trainer test
 @pytest.mark.parametrize("pe_name, randomized", [("learned", 0), ("rope", 40)])
 def test_training_on_cut_sequences_equals_training_on_padded_ones(data_dir, pe_name, randomized):
@@ -81,7 +78,7 @@ def test_training_on_cut_sequences_equals_training_on_padded_ones(data_dir, pe_n
   batch about half as long (the smoke problem: copy at L = 4, inputs of 8 tokens of 16)."""
   trained, inits, lengths = {}, {}, {}
   for trim_padding in (False, True):
-    trainer = _trainer(_config(data_dir, trim_padding, pe_name, randomized))
+    trainer = checked_trainer(length_smoke_config(data_dir, pe_name, randomized, trim_padding))
     state = trainer.init()
     inits[trim_padding] = jax.tree.map(np.asarray, state["models"]["params"])  # state is donated
     lengths[trim_padding] = (trainer.train_data["tokens"].shape[1], trainer.task.num_tokens)
@@ -101,10 +98,10 @@ def test_training_on_cut_sequences_equals_training_on_padded_ones(data_dir, pe_n
 ])
 def test_what_would_not_train_the_same_is_refused_before_compiling(data_dir, pe_name, change,
                                                                    words):
-  config = _config(data_dir, True, pe_name)
+  config = length_smoke_config(data_dir, pe_name, trim_padding=True)
   config.model.update(change)
   with pytest.raises(ConfigError, match=rf"train\.trim_padding.*{words}"):
-    _trainer(config)
+    checked_trainer(config)
 
 
 def test_a_task_without_padding_to_cut_and_a_non_boolean_are_refused(smoke_config):
@@ -123,10 +120,6 @@ def test_the_docs_speed_words_hold_on_the_kept_benchmark():
   """docs/performance.md, "Cut padding": the tier-2 rows of every length problem that runs at tier
   2 train on inputs of the longest training sequence, more than twice as fast (a ratio of 2.2 or
   more, ``benchmarks/results/trim_padding_speed.json``)."""
-  import json
-  import os
-  from learnpe_jax.tasks.lengthgen.generate import sequence_length
-  from tests.helpers import words_of
   root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   with open(os.path.join(root, "benchmarks", "results", "trim_padding_speed.json")) as f:
     kept = json.load(f)
