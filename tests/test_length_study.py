@@ -728,6 +728,11 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
       0.44, 0.35)  # (0.44 against 0.35) and in two seeds of three"
   unseen = lambda row: [s["unseen"] for s in sorted(rows[row]["per_seed"], key=lambda s: s["seed"])]
   assert sum(a > n for a, n in zip(unseen("alibi"), unseen("none"))) == 2
+  for sigma in (0.1, 2.0):  # "at σ 0.1 and at σ 2 it scores 1 on every training length and 0 at
+    _, learned = _mean_curve(models, "reverse/learned", sigma)  # every longer length in every seed"
+    assert all(m["test_accuracy_by_level"][f"n={n}"] == (n <= 8) for m in learned
+               for n in range(1, 17)), sigma
+  assert study["verdicts"]["init_scale"]["reverse: learned"]["verdict"] == "uninformative: tie at 0"
   addition = study["rows"]["addition"]["none"]  # "they do not fit (seen 0.91 …; 0.83, 0.97, 0.93)"
   assert not length_rules.fits(addition) and round(addition["seen"]["mean"], 2) == 0.91
   assert per_seed(addition) == [0.83, 0.97, 0.93]
@@ -741,5 +746,7 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
                 "NoPE's are in: they do not fit (seen 0.91 in the mean over seeds; 0.83, 0.97 and "
                 "0.93 in seeds 0, 1 and 2)", "so addition does not count for it", doc_words,
                 "ALiBi's unseen exact match is above NoPE's in the mean (0.44 against 0.35) and in "
-                "two seeds of three, so on reverse ALiBi ranks first and NoPE second"):
+                "two seeds of three, so on reverse ALiBi ranks first and NoPE second",
+                "it scores 1 on every training length and 0 at every longer length in every seed, so "
+                "its init scale on reverse's unseen lengths is \"uninformative: tie at 0\""):
     assert words in doc, words
