@@ -733,6 +733,19 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
     assert all(m["test_accuracy_by_level"][f"n={n}"] == (n <= 8) for m in learned
                for n in range(1, 17)), sigma
   assert study["verdicts"]["init_scale"]["reverse: learned"]["verdict"] == "uninformative: tie at 0"
+  randomized = {"randomized_learned σ=0.1": 0.80, "randomized_learned σ=2": 0.88,
+                "randomized_rope": 0.91}  # "0.80 (σ 0.1), 0.88 (σ 2) and 0.91 (RoPE)"
+  for label, seen in randomized.items():
+    assert not length_rules.fits(rows[label]) and round(rows[label]["seen"]["mean"], 2) == seen
+  for row, sigma in (("randomized_learned", 0.1), ("randomized_learned", 2.0),
+                     ("randomized_rope", 1.0)):  # "below 0.95 at n = 7 and n = 8 and below 0.25
+    c, _ = _mean_curve(models, f"reverse/{row}", sigma)  # from n = 11 on"
+    assert max(c[7], c[8]) < length_budget.FIT and max(c[n] for n in range(11, 17)) < 0.25, row
+  assert all(v["outcome"].startswith("did not fit") for k, v in
+             study["verdicts"]["ruoss_pairs"].items() if k.startswith("reverse:"))
+  assert study["verdicts"]["init_scale"]["reverse: randomized_learned"]["verdict"].startswith(
+      "did not fit")  # "… get no verdict on reverse at the base budget"
+  assert "randomized_sinusoidal_1d" not in rows  # "the randomized sinusoid's rows have not run"
   addition = study["rows"]["addition"]["none"]  # "they do not fit (seen 0.91 …; 0.83, 0.97, 0.93)"
   assert not length_rules.fits(addition) and round(addition["seen"]["mean"], 2) == 0.91
   assert per_seed(addition) == [0.83, 0.97, 0.93]
@@ -748,5 +761,8 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
                 "ALiBi's unseen exact match is above NoPE's in the mean (0.44 against 0.35) and in "
                 "two seeds of three, so on reverse ALiBi ranks first and NoPE second",
                 "it scores 1 on every training length and 0 at every longer length in every seed, so "
-                "its init scale on reverse's unseen lengths is \"uninformative: tie at 0\""):
+                "its init scale on reverse's unseen lengths is \"uninformative: tie at 0\"",
+                "their seen exact match is 0.80 (σ 0.1), 0.88 (σ 2) and 0.91 (RoPE) in the mean "
+                "over seeds", "Ruoss et al.'s pairs and the init scale with randomized positions "
+                "therefore get no verdict on reverse at the base budget"):
     assert words in doc, words
