@@ -785,6 +785,13 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
   assert all(curve[r][n] <= 0.02 for r in ("t5_bias", "rope") for n in range(9, 17))
   assert (round(curve["alibi"][9], 2), round(curve["none"][9], 2)) == (0.50, 0.35)
   assert all(c[n] <= 0.04 for c in curve.values() for n in range(10, 17))  # "no row extrapolates"
+  randomized = study["rows"]["addition"]["randomized_sinusoidal_1d"]  # "does not learn addition"
+  assert round(randomized["seen"]["mean"], 2) == 0.15 and per_seed(randomized) == [0.19, 0.12, 0.15]
+  c, _ = _mean_curve(models, "addition/randomized_sinusoidal_1d")  # "0.89 at n = 1, 0.25 at n = 2
+  assert (round(c[1], 2), round(c[2], 2)) == (0.89, 0.25)  # and at most 0.05 from n = 3 on"
+  assert all(round(c[n], 2) <= 0.05 for n in range(3, 17))
+  assert study["verdicts"]["ruoss_pairs"]["addition: sinusoidal_1d"]["outcome"].startswith(
+      "did not fit")  # "the sinusoid's pair of Ruoss et al. gets no verdict on addition"
   best = max(study["rows"]["sorting"].values(), key=lambda r: r["seen"]["mean"])  # a fitting row
   others = {pe: best for pe in lit.KAZEMNEJAD_ORDER}  # "whatever its other rows score"
   assert lit.task_counts(others) == (True, "counts")
@@ -803,7 +810,10 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
                 "(looked at) no row extrapolates: T5's bias and RoPE are at or below 0.02 from n = 9 "
                 "on, the sinusoid is 0 at every longer length in every seed, ALiBi and NoPE fall to "
                 "0.50 and 0.35 at n = 9, and every row is at or below 0.04 from n = 10 on, in the "
-                "mean over seeds",
+                "mean over seeds", "The randomized sinusoid does not learn addition at this budget: "
+                "its seen exact match is 0.15 in the mean (0.19, 0.12 and 0.15 in seeds 0, 1 and 2), "
+                "with 0.89 at n = 1, 0.25 at n = 2 and at most 0.05 from n = 3 on, so the sinusoid's "
+                "pair of Ruoss et al. gets no verdict on addition",
                 "ALiBi's unseen exact match is above NoPE's in the mean (0.44 against 0.35) and in "
                 "two seeds of three, so on reverse ALiBi ranks first and NoPE second",
                 "it scores 1 on every training length and 0 at every longer length in every seed, so "
