@@ -792,6 +792,16 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
   assert all(round(c[n], 2) <= 0.05 for n in range(3, 17))
   assert study["verdicts"]["ruoss_pairs"]["addition: sinusoidal_1d"]["outcome"].startswith(
       "did not fit")  # "the sinusoid's pair of Ruoss et al. gets no verdict on addition"
+  small, large = (study["rows"]["addition"][f"learned σ={s}"] for s in ("0.1", "2"))
+  assert [round(r["seen"]["mean"], 2) for r in (small, large)] == [0.77, 0.55]  # "fits at neither σ"
+  assert (per_seed(small), per_seed(large)) == ([0.74, 0.76, 0.80], [0.49, 0.65, 0.51])
+  assert not length_rules.fits(small) and not length_rules.fits(large)
+  for sigma in (0.1, 2.0):  # "both score 0 at every unseen length in every seed"
+    _, learned = _mean_curve(models, "addition/learned", sigma)
+    assert all(m["test_accuracy_by_level"][f"n={n}"] == 0 for m in learned for n in range(9, 17))
+  assert study["verdicts"]["init_scale"]["addition: learned"]["verdict"] == "did not fit: no verdict"
+  assert all(a["seen"] > b["seen"] for a, b in zip(  # "The small σ is ahead … in every seed"
+      *(sorted(r["per_seed"], key=lambda s: s["seed"]) for r in (small, large))))
   best = max(study["rows"]["sorting"].values(), key=lambda r: r["seen"]["mean"])  # a fitting row
   others = {pe: best for pe in lit.KAZEMNEJAD_ORDER}  # "whatever its other rows score"
   assert lit.task_counts(others) == (True, "counts")
@@ -813,7 +823,10 @@ def test_the_docs_words_on_the_tier_2_study_rows_hold_on_the_kept_table():
                 "mean over seeds", "The randomized sinusoid does not learn addition at this budget: "
                 "its seen exact match is 0.15 in the mean (0.19, 0.12 and 0.15 in seeds 0, 1 and 2), "
                 "with 0.89 at n = 1, 0.25 at n = 2 and at most 0.05 from n = 3 on, so the sinusoid's "
-                "pair of Ruoss et al. gets no verdict on addition",
+                "pair of Ruoss et al. gets no verdict on addition", "The plain learned table fits at "
+                "neither σ: its seen exact match is 0.77 at σ 0.1 (0.74, 0.76 and 0.80 in seeds 0, 1 "
+                "and 2) and 0.55 at σ 2 (0.49, 0.65 and 0.51), and both score 0 at every unseen "
+                "length in every seed, so its init scale on addition is \"did not fit: no verdict\"",
                 "ALiBi's unseen exact match is above NoPE's in the mean (0.44 against 0.35) and in "
                 "two seeds of three, so on reverse ALiBi ranks first and NoPE second",
                 "it scores 1 on every training length and 0 at every longer length in every seed, so "
