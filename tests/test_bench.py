@@ -14,6 +14,7 @@ FIELDS = ("model_steps_per_sec", "examples_per_sec", "train_flops_per_model_step
           "compile_sec", "peak_rss_mb", "num_models", "devices")
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_bench_prints_one_json_line_with_every_field(data_dir):
   out = subprocess.run([sys.executable, "-m", "learnpe_jax.throughput", "--config=configs/grid2d.py:smoke",

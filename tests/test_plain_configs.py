@@ -118,6 +118,7 @@ def test_a_hand_built_config_missing_a_field_gets_a_config_error_naming_it():
     config_validation.validate(config)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_pe_name_flag_and_pe_variant_give_the_same_run(tmp_path, data_dir):
   """``:pe=rope`` and ``--config.model.pe.name=rope`` (on the learned config): the same config.json

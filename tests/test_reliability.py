@@ -38,8 +38,9 @@ def _wait_for(predicate, proc, timeout=600):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("kill_point", ["sigkill_after_checkpoint", "sigkill_during_save",
-                                        "sigterm"])
+@pytest.mark.parametrize("kill_point", [  # one kill point in the default suite, the others slow
+    "sigkill_after_checkpoint", pytest.param("sigkill_during_save", marks=pytest.mark.slow),
+    pytest.param("sigterm", marks=pytest.mark.slow)])
 def test_killed_run_resumes_to_the_uninterrupted_result(tmp_path, data_dir, uninterrupted,
                                                         kill_point):
   data = f"--config.data.data_dir={data_dir}"

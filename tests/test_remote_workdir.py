@@ -140,6 +140,7 @@ def _env(fake_root):
   return {**os.environ, **PLUGIN, fake_remote_fs.ROOT_ENV: str(fake_root)}
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_run_on_fake_remote_is_killed_resumes_and_analyzes_like_a_local_run(fake_root, data_dir,
                                                                             smoke_cli_run):

@@ -72,7 +72,8 @@ def test_scored_length_and_cut():
 
 
 @pytest.mark.e2e  # the compiled trainer over a whole chunk, like every trainer test
-@pytest.mark.parametrize("pe_name, randomized", [("learned", 0), ("rope", 40)])
+@pytest.mark.parametrize("pe_name, randomized", [  # the randomized RoPE case is slow
+    ("learned", 0), pytest.param("rope", 40, marks=pytest.mark.slow)])
 def test_training_on_cut_sequences_equals_training_on_padded_ones(data_dir, pe_name, randomized):
   """Ten steps of every model of the sweep: the same parameters up to float roundoff, from a
   batch about half as long (the smoke problem: copy at L = 4, inputs of 8 tokens of 16)."""
