@@ -823,6 +823,17 @@ def test_the_docs_words_on_addition_s_tier_2_study_rows_hold_on_the_kept_table()
   assert all(round(c[n], 2) <= 0.05 for n in range(3, 17))
   assert study["verdicts"]["ruoss_pairs"]["addition: sinusoidal_1d"]["outcome"].startswith(
       "did not fit")  # "the sinusoid's pair of Ruoss et al. gets no verdict on addition"
+  randomized = study["rows"]["addition"]["randomized_rope"]  # "Randomized RoPE does not fit"
+  assert not length_rules.fits(randomized) and round(randomized["seen"]["mean"], 2) == 0.45
+  assert per_seed(randomized) == [0.54, 0.19, 0.63]
+  c, randomized_ropes = _mean_curve(models, "addition/randomized_rope")  # "falls at each training
+  assert all(c[n + 1] < c[n] for n in range(1, 8))  # length from 1.00 at n = 1 to 0.03 at n = 8"
+  assert (round(c[1], 2), round(c[8], 2)) == (1.00, 0.03)
+  assert len(randomized_ropes) == 3 and all(  # "at most 0.01 at every unseen length in every seed"
+      round(m["test_accuracy_by_level"][f"n={n}"], 2) <= 0.01 for m in randomized_ropes
+      for n in range(9, 17))
+  pair = study["verdicts"]["ruoss_pairs"]["addition: rope"]  # "with neither of its rows fitting"
+  assert pair["outcome"].startswith("did not fit") and not any(pair["fits"].values())
   small, large = (study["rows"]["addition"][f"learned σ={s}"] for s in ("0.1", "2"))
   assert [round(r["seen"]["mean"], 2) for r in (small, large)] == [0.77, 0.55]  # "fits at neither σ"
   assert (per_seed(small), per_seed(large)) == ([0.74, 0.76, 0.80], [0.49, 0.65, 0.51])
@@ -854,7 +865,12 @@ def test_the_docs_words_on_addition_s_tier_2_study_rows_hold_on_the_kept_table()
                 "The randomized sinusoid does not learn addition at this budget: "
                 "its seen exact match is 0.15 in the mean (0.19, 0.12 and 0.15 in seeds 0, 1 and 2), "
                 "with 0.89 at n = 1, 0.25 at n = 2 and at most 0.05 from n = 3 on, so the sinusoid's "
-                "pair of Ruoss et al. gets no verdict on addition",
+                "pair of Ruoss et al. gets no verdict on addition", "Randomized RoPE does not fit "
+                "either: its seen exact match is 0.45 in the mean (0.54, 0.19 and 0.63 in seeds 0, "
+                "1 and 2), its curve (`addition.png`'s second row, looked at) falls at each training "
+                "length from 1.00 at n = 1 to 0.03 at n = 8, and it is at most 0.01 at every unseen "
+                "length in every seed; with neither of its rows fitting, RoPE's pair of Ruoss et al. "
+                "gets no verdict on addition",
                 "The plain learned table fits at "
                 "neither σ: its seen exact match is 0.77 at σ 0.1 (0.74, 0.76 and 0.80 in seeds 0, 1 "
                 "and 2) and 0.55 at σ 2 (0.49, 0.65 and 0.51), and both score 0 at every unseen "
