@@ -158,6 +158,17 @@ def _study_models():
   return [json.loads(line) for line in open(f"{ls.STUDY.dir}/records.jsonl")]
 
 
+def _study_table():
+  """The length study's kept ``table.json`` (rows, verdicts, variants)."""
+  with open(f"{ls.STUDY.dir}/table.json") as f:
+    return json.load(f)
+
+
+def _seen_by_seed(row):
+  """A study row's seen exact match in seeds 0, 1, 2, … to two decimals, as the docs quote it."""
+  return [round(s["seen"], 2) for s in sorted(row["per_seed"], key=lambda s: s["seed"])]
+
+
 def _mean_curve(models, job, sigma=1.0):
   """One study row's exact match per length n = 1 … 16, mean over its seeds, and its models."""
   ms = [m for m in models if m["job"] == job and m["pe_init_scale"] == sigma]
@@ -172,8 +183,7 @@ def test_the_docs_words_hold_on_the_kept_tables():
   from experiments import REPO
   with open(f"{length_budget.STUDY.dir}/table.json") as f:
     probe = json.load(f)
-  with open(f"{ls.STUDY.dir}/table.json") as f:
-    study = json.load(f)
+  study = _study_table()
   for problem in ("copy", "reverse"):
     b = probe[f"{problem}/tier1"]
     assert not b["fits"] and b["seen_at_last_step"]["rope"] >= length_budget.FIT
@@ -412,8 +422,7 @@ def test_the_docs_words_on_chance_as_the_floor_hold_on_the_kept_tables():
   """The bullet "Measured from chance, the verdicts stand", recomputed from length_study/table.json
   with the variant's own function."""
   from experiments import REPO
-  with open(f"{ls.STUDY.dir}/table.json") as f:
-    study = json.load(f)
+  study = _study_table()
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
   rule, judged = study["verdicts"], study["verdicts"]["variants"]["chance as the floor"]
   before, after = ls.variant_rows(rule), ls.variant_rows(judged)
@@ -449,8 +458,7 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   from experiments import REPO
   with open(f"{rb.STUDY.dir}/table.json") as f:
     probe = json.load(f)["sorting"]
-  with open(f"{ls.STUDY.dir}/table.json") as f:
-    study = json.load(f)
+  study = _study_table()
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
   # "the probe's cap ... first meet the fit at the probe's last evaluation"
   assert probe["fits"] and probe["steps"] == rb.MAX_STEPS and probe["evaluations_held"] == 1
@@ -522,8 +530,7 @@ def test_the_docs_words_on_parity_and_summation_without_a_randomized_budget_hold
   assert max(max(c) for c in seen[("summation", "sinusoidal_1d")].values()) < 0.8  # "below 0.8"
   assert not [j.name for j in ls.jobs() if j.name.startswith(("parity/", "summation/"))
               and ls.ARM in j.name]  # "the length study adds no rows"
-  with open(f"{ls.STUDY.dir}/table.json") as f:
-    study = json.load(f)
+  study = _study_table()
   for problem in ("parity", "summation"):  # "at which the σ-2 randomized table did not fit"
     assert not length_rules.fits(study["rows"][problem]["randomized_learned σ=2"])
   assert "Parity and summation get no randomized budget" in doc
@@ -595,11 +602,9 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
              for p in in_now}  # "all of reverse's and addition's and copy's NoPE rows are in …
   assert not missing["reverse"] and not missing["addition"]  # the rest are still to run"
   assert {j for j in kept_jobs if j.startswith("copy/")} == {"copy/none"} and missing["copy"]
-  with open(f"{ls.STUDY.dir}/table.json") as f:
-    nope = json.load(f)["rows"]["copy"]["none"]  # "at 10,000 steps they fit by the study's rule
-  per_seed = sorted(nope["per_seed"], key=lambda s: s["seed"])  # (seen 0.97 …; 0.95, 0.98, 0.99)"
-  assert length_rules.fits(nope) and round(nope["seen"]["mean"], 2) == 0.97
-  assert [round(s["seen"], 2) for s in per_seed] == [0.95, 0.98, 0.99]
+  nope = _study_table()["rows"]["copy"]["none"]  # "at 10,000 steps they fit by the study's rule
+  assert length_rules.fits(nope) and round(nope["seen"]["mean"], 2) == 0.97  # (seen 0.97 …;
+  assert _seen_by_seed(nope) == [0.95, 0.98, 0.99]  # 0.95, 0.98 and 0.99 in seeds 0, 1 and 2)"
   assert round(nope["score"]["mean"], 2) == 0.34  # "its unseen exact match is 0.34"
   curve, _ = _mean_curve(_study_models(), "copy/none")  # "their worst training length, n = 8,
   worst = min(range(1, 9), key=curve.get)  # reads 0.87 in the mean, below the probe's bar"
@@ -715,13 +720,10 @@ def test_the_docs_words_on_reverse_s_tier_2_study_rows_hold_on_the_kept_table():
   """docs/length_generalisation.md, the reverse bullet's study rows: recomputed from
   experiments/results/length_study/table.json and records.jsonl."""
   from experiments import REPO
-  with open(f"{ls.STUDY.dir}/table.json") as f:
-    study = json.load(f)
-  per_seed = lambda row: [round(s["seen"], 2) for s in sorted(row["per_seed"],
-                                                               key=lambda s: s["seed"])]
+  study = _study_table()
   reverse = study["rows"]["reverse"]["none"]  # "they fit in the mean over seeds (seen 0.96)
   assert length_rules.fits(reverse) and round(reverse["seen"]["mean"], 2) == 0.96
-  assert per_seed(reverse)[0] == 0.90 < length_budget.FIT  # but not in every seed (seed 0: 0.90)"
+  assert _seen_by_seed(reverse)[0] == 0.90 < length_budget.FIT  # but not in every seed (seed 0: 0.90)"
   models = _study_models()
   by_length, nope = _mean_curve(models, "reverse/none")
   worst = min(range(1, 9), key=by_length.get)  # "their worst training length, n = 8, reads 0.86"
@@ -770,7 +772,7 @@ def test_the_docs_words_on_reverse_s_tier_2_study_rows_hold_on_the_kept_table():
       "did not fit")  # "… get no verdict on reverse at the base budget"
   assert all(not length_rules.fits(rows[r]) for r in rows if r.startswith("randomized_"))
   sinusoid = rows["randomized_sinusoidal_1d"]  # "None of the four randomized rows fits"
-  assert round(sinusoid["seen"]["mean"], 2) == 0.57 and per_seed(sinusoid) == [0.59, 0.54, 0.58]
+  assert round(sinusoid["seen"]["mean"], 2) == 0.57 and _seen_by_seed(sinusoid) == [0.59, 0.54, 0.58]
   c, randomized_sinusoids = _mean_curve(models, "reverse/randomized_sinusoidal_1d")
   assert round(c[3], 2) == 0.83 and all(c[n + 1] < c[n] for n in range(3, 8))  # "reads 0.83 at
   assert c[8] < 0.1 and all(m["test_accuracy_by_level"][f"n={n}"] <= 0.03  # n = 3 and falls …"
@@ -804,17 +806,14 @@ def test_the_docs_words_on_addition_s_tier_2_study_rows_hold_on_the_kept_table()
   """docs/length_generalisation.md, the addition bullet's study rows: recomputed from
   experiments/results/length_study/table.json and records.jsonl."""
   from experiments import REPO
-  with open(f"{ls.STUDY.dir}/table.json") as f:
-    study = json.load(f)
-  per_seed = lambda row: [round(s["seen"], 2) for s in sorted(row["per_seed"],
-                                                               key=lambda s: s["seed"])]
+  study = _study_table()
   models = _study_models()
   addition = study["rows"]["addition"]["none"]  # "they do not fit (seen 0.91 …; 0.83, 0.97, 0.93)"
   assert not length_rules.fits(addition) and round(addition["seen"]["mean"], 2) == 0.91
-  assert per_seed(addition) == [0.83, 0.97, 0.93]
+  assert _seen_by_seed(addition) == [0.83, 0.97, 0.93]
   rope = study["rows"]["addition"]["rope"]  # "RoPE's rows do not fit either: seen 0.79 …"
   assert not length_rules.fits(rope) and round(rope["seen"]["mean"], 2) == 0.79
-  assert per_seed(rope) == [0.98, 0.52, 0.87]
+  assert _seen_by_seed(rope) == [0.98, 0.52, 0.87]
   probe_addition = length_budget.STUDY.table()["addition/tier2"]  # "had chosen 0.0003; at the
   assert (probe_addition["chosen_lr"]["rope"], probe_addition["learning_rate"]) == (3e-4, 3e-3)
   rope_curve = kept_seen_scores(length_budget.STUDY.dir, length_budget.job(  # problem's, 0.003"
@@ -826,7 +825,7 @@ def test_the_docs_words_on_addition_s_tier_2_study_rows_hold_on_the_kept_table()
   fitting = ("t5_bias", "alibi", "sinusoidal_1d")  # "fit in the mean (seen 1.00, 0.97 and 0.97)"
   assert [round(study["rows"]["addition"][r]["seen"]["mean"], 2) for r in fitting] == [
       1.00, 0.97, 0.97] and all(length_rules.fits(study["rows"]["addition"][r]) for r in fitting)
-  assert per_seed(study["rows"]["addition"]["sinusoidal_1d"])[2] == 0.90  # "seed 2: 0.90, with
+  assert _seen_by_seed(study["rows"]["addition"]["sinusoidal_1d"])[2] == 0.90  # "seed 2: 0.90, with
   _, sinusoids = _mean_curve(models, "addition/sinusoidal_1d")  # 0.27 at n = 8"
   assert round(next(m for m in sinusoids if m["seed"] == 2)["test_accuracy_by_level"]["n=8"], 2) == 0.27
   assert all(m["test_accuracy_by_level"][f"n={n}"] == 0 for m in sinusoids for n in range(9, 17))
@@ -836,7 +835,7 @@ def test_the_docs_words_on_addition_s_tier_2_study_rows_hold_on_the_kept_table()
   assert (round(curve["alibi"][9], 2), round(curve["none"][9], 2)) == (0.50, 0.35)
   assert all(c[n] <= 0.04 for c in curve.values() for n in range(10, 17))  # "no row extrapolates"
   randomized = study["rows"]["addition"]["randomized_sinusoidal_1d"]  # "does not learn addition"
-  assert round(randomized["seen"]["mean"], 2) == 0.15 and per_seed(randomized) == [0.19, 0.12, 0.15]
+  assert round(randomized["seen"]["mean"], 2) == 0.15 and _seen_by_seed(randomized) == [0.19, 0.12, 0.15]
   c, _ = _mean_curve(models, "addition/randomized_sinusoidal_1d")  # "0.89 at n = 1, 0.25 at n = 2
   assert (round(c[1], 2), round(c[2], 2)) == (0.89, 0.25)  # and at most 0.05 from n = 3 on"
   assert all(round(c[n], 2) <= 0.05 for n in range(3, 17))
@@ -844,7 +843,7 @@ def test_the_docs_words_on_addition_s_tier_2_study_rows_hold_on_the_kept_table()
       "did not fit")  # "the sinusoid's pair of Ruoss et al. gets no verdict on addition"
   randomized = study["rows"]["addition"]["randomized_rope"]  # "Randomized RoPE does not fit"
   assert not length_rules.fits(randomized) and round(randomized["seen"]["mean"], 2) == 0.45
-  assert per_seed(randomized) == [0.54, 0.19, 0.63]
+  assert _seen_by_seed(randomized) == [0.54, 0.19, 0.63]
   c, randomized_ropes = _mean_curve(models, "addition/randomized_rope")  # "falls at each training
   assert all(c[n + 1] < c[n] for n in range(1, 8))  # length from 1.00 at n = 1 to 0.03 at n = 8"
   assert (round(c[1], 2), round(c[8], 2)) == (1.00, 0.03)
@@ -855,7 +854,7 @@ def test_the_docs_words_on_addition_s_tier_2_study_rows_hold_on_the_kept_table()
   assert pair["outcome"].startswith("did not fit") and not any(pair["fits"].values())
   small, large = (study["rows"]["addition"][f"learned σ={s}"] for s in ("0.1", "2"))
   assert [round(r["seen"]["mean"], 2) for r in (small, large)] == [0.77, 0.55]  # "fits at neither σ"
-  assert (per_seed(small), per_seed(large)) == ([0.74, 0.76, 0.80], [0.49, 0.65, 0.51])
+  assert (_seen_by_seed(small), _seen_by_seed(large)) == ([0.74, 0.76, 0.80], [0.49, 0.65, 0.51])
   assert not length_rules.fits(small) and not length_rules.fits(large)
   for sigma in (0.1, 2.0):  # "both score 0 at every unseen length in every seed"
     _, learned = _mean_curve(models, "addition/learned", sigma)
@@ -867,7 +866,7 @@ def test_the_docs_words_on_addition_s_tier_2_study_rows_hold_on_the_kept_table()
         *(sorted(r["per_seed"], key=lambda s: s["seed"]) for r in (small, large)))), table
   small, large = (study["rows"]["addition"][f"randomized_learned σ={s}"] for s in ("0.1", "2"))
   assert [round(r["seen"]["mean"], 2) for r in (small, large)] == [0.70, 0.23]  # "fits at neither
-  assert (per_seed(small), per_seed(large)) == ([0.90, 0.67, 0.52], [0.25, 0.22, 0.22])  # σ either"
+  assert (_seen_by_seed(small), _seen_by_seed(large)) == ([0.90, 0.67, 0.52], [0.25, 0.22, 0.22])  # σ either"
   assert not length_rules.fits(small) and not length_rules.fits(large)
   c, _ = _mean_curve(models, "addition/randomized_learned", 2.0)  # "learns n ≤ 2 only (0.96 and
   assert (round(c[1], 2), round(c[2], 2)) == (0.96, 0.78)  # 0.78 …, at most 0.09 from n = 3 on"
