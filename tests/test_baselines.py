@@ -54,6 +54,7 @@ def test_each_baseline_trains_and_its_loss_decreases(smoke_config, kind, bidirec
 
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_vmapped_sigma_sweep_equals_single_runs_for_lstm(smoke_config):
   config = _baseline(smoke_config, "lstm")

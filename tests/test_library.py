@@ -145,6 +145,7 @@ def test_the_terms_reach_the_logits(name):
     assert change > 1e-3, change
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_vit_toy_example(capsys):
   """``examples/vit_toy.py`` (docs/library.md): each PE learns the 2-D relation well above chance

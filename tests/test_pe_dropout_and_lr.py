@@ -75,6 +75,7 @@ def test_dropout_at_eval_is_a_fixed_draw_and_off_by_default(smoke_config):
   assert np.all(np.abs(a["loss"] - off.evaluate(params, "test")["loss"]) > 1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_vmapped_sweep_with_pe_dropout_and_pe_lr_equals_single_runs(smoke_config):
   """Each model's dropout draws and PE learning rate are its own: the sweep equals the loop."""

@@ -76,6 +76,7 @@ def test_killed_run_resumes_to_the_uninterrupted_result(tmp_path, data_dir, unin
     assert 0 < timing["eval_share"] < 1
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_torn_metrics_line_is_dropped_on_resume(tmp_path, data_dir, uninterrupted):
   data = f"--config.data.data_dir={data_dir}"
@@ -99,6 +100,7 @@ def _train(config, chunks=2):
   return init, jax.device_get(state)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_diverging_model_is_frozen_and_others_are_bit_identical(smoke_config):
   smoke_config.train.chunk_steps = 25

@@ -30,6 +30,7 @@ print(len(jax.devices()), len(kernel.sharding.device_set), kernel.sharding.spec[
 """
 
 
+@pytest.mark.slow
 def test_model_axis_is_sharded_over_the_devices_that_divide_it(data_dir):
   out = subprocess.run([sys.executable, "-c", PROBE, data_dir], cwd=ROOT, env=FOUR_DEVICES,
                        capture_output=True, text=True, timeout=600)
