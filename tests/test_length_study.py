@@ -593,7 +593,8 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
   assert "Tier 2 (width 128, 4 blocks, 8 heads) does not fit copy either" in doc
   assert ("tier 2 for copy, reverse, addition and polynomial evaluation; of the study's rows for "
-          "those four, all of reverse's and addition's and copy's NoPE rows are in") in doc
+          "those four, all of reverse's and addition's and copy's NoPE, T5-bias and ALiBi rows are "
+          "in") in doc
   kept_jobs = {m["job"] for m in _study_models()}
   tier2 = [p for p, b in ls.budgets().items() if b["tier"] == 2]
   in_now = {p for p in tier2 if any(j.startswith(f"{p}/") for j in kept_jobs)}
@@ -601,8 +602,10 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   missing = {p: {j.name for j in ls.STUDY.jobs if j.name.startswith(f"{p}/")} - kept_jobs
              for p in in_now}  # "all of reverse's and addition's and copy's NoPE rows are in …
   assert not missing["reverse"] and not missing["addition"]  # the rest are still to run"
-  assert {j for j in kept_jobs if j.startswith("copy/")} == {"copy/none"} and missing["copy"]
-  nope = _study_table()["rows"]["copy"]["none"]  # "at 10,000 steps they fit by the study's rule
+  assert {j for j in kept_jobs if j.startswith("copy/")} == {
+      "copy/none", "copy/t5_bias", "copy/alibi"} and missing["copy"]
+  rows = _study_table()["rows"]["copy"]
+  nope = rows["none"]  # "at 10,000 steps all three fit. NoPE's fit by the study's rule
   assert length_rules.fits(nope) and round(nope["seen"]["mean"], 2) == 0.97  # (seen 0.97 …;
   assert _seen_by_seed(nope) == [0.95, 0.98, 0.99]  # 0.95, 0.98 and 0.99 in seeds 0, 1 and 2)"
   assert round(nope["score"]["mean"], 2) == 0.34  # "its unseen exact match is 0.34"
@@ -611,12 +614,32 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   assert worst == 8 and round(curve[8], 2) == 0.87 < length_budget.FIT
   assert all(curve[n + 1] < curve[n] for n in range(8, 15))  # "declines gradually past n = 8,
   assert (round(curve[9], 2), round(curve[15], 2)) == (0.82, 0.02)  # from 0.82 … to 0.02 at n = 15"
-  for words in ("Of its study rows NoPE's are in: at 10,000 steps they fit by the study's rule, "
-                "which reads the mean over training lengths (seen 0.97 in the mean over seeds; 0.95, "
-                "0.98 and 0.99 in seeds 0, 1 and 2), though their worst training length, n = 8, reads "
-                "0.87 in the mean, below the probe's bar", "In `copy.png` (looked at) NoPE declines "
-                "gradually past n = 8, from 0.82 at n = 9 to 0.02 at n = 15; its unseen exact match "
-                "is 0.34 in the mean over seeds"):
+  for pe, seen in (("t5_bias", 0.99), ("alibi", 0.98)):  # "T5's bias and ALiBi fit in every seed
+    assert min(_seen_by_seed(rows[pe])) >= length_budget.FIT  # (seen 0.99 and 0.98 in the mean)"
+    assert round(rows[pe]["seen"]["mean"], 2) == seen, pe
+  t5, t5_models = _mean_curve(_study_models(), "copy/t5_bias")  # "T5's bias holds to n = 8,
+  assert min(t5[n] for n in range(1, 9)) >= length_budget.FIT  # falls to 0.66 at n = 9 and
+  assert round(t5[9], 2) == 0.66  # scores 0 from n = 12 on in every seed (unseen 0.16)"
+  assert all(m["test_accuracy_by_level"][f"n={n}"] == 0 for m in t5_models for n in range(12, 17))
+  assert round(rows["t5_bias"]["score"]["mean"], 2) == 0.16
+  alibi, _ = _mean_curve(_study_models(), "copy/alibi")  # "ALiBi declines most slowly, to 0.13
+  assert round(alibi[16], 2) == 0.13  # at n = 16"
+  assert all(alibi[n] >= max(curve[n], t5[n]) for n in range(9, 17))
+  assert round(rows["alibi"]["score"]["mean"], 2) == 0.55  # "its unseen exact match, 0.55 …,
+  by_seed = {pe: [s["unseen"] for s in sorted(rows[pe]["per_seed"], key=lambda s: s["seed"])]
+             for pe in ("none", "alibi")}  # is above NoPE's in every seed"
+  assert all(a > b for a, b in zip(by_seed["alibi"], by_seed["none"]))
+  for words in ("Of its study rows NoPE's, T5's bias's and ALiBi's are in, and at 10,000 steps all "
+                "three fit. NoPE's fit by the study's rule, which reads the mean over training "
+                "lengths (seen 0.97 in the mean over seeds; 0.95, 0.98 and 0.99 in seeds 0, 1 and "
+                "2), though their worst training length, n = 8, reads 0.87 in the mean, below the "
+                "probe's bar; T5's bias and ALiBi fit in every seed (seen 0.99 and 0.98 in the "
+                "mean)", "In `copy.png` (looked at) NoPE declines gradually past n = 8, from 0.82 at "
+                "n = 9 to 0.02 at n = 15; its unseen exact match is 0.34 in the mean over seeds",
+                "T5's bias holds to n = 8, falls to 0.66 at n = 9 and scores 0 from n = 12 on in "
+                "every seed (unseen 0.16)", "ALiBi declines most slowly, to 0.13 at n = 16; its "
+                "unseen exact match, 0.55 in the mean, is above NoPE's in every seed, so on copy, as "
+                "on reverse, ALiBi ranks above NoPE"):
     assert words in doc, words
   assert {f"{p}/tier2" for p in tier2} <= set(length_budget.STUDY.table())
 
