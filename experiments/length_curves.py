@@ -34,12 +34,18 @@ def unseen_lengths(model: dict) -> list[int]:
   return [int(level.removeprefix("n=")) for level in report.unseen_levels([model], "accuracy")]
 
 
+def seen_by_length(model: dict) -> dict[str, float]:
+  """{level: test accuracy} of one model over its training lengths (levels ``n=1`` … ``n=L``)."""
+  unseen = set(report.unseen_levels([model], "accuracy"))
+  return {level: v for level, v in model["test_accuracy_by_level"].items() if level not in unseen}
+
+
 def seen_unseen(model: dict) -> tuple[float, float]:
   """(mean test accuracy over the training lengths, over the unseen ones) of one model."""
-  unseen = set(report.unseen_levels([model], "accuracy"))
-  by_level = model["test_accuracy_by_level"]
-  return (float(np.mean([v for level, v in by_level.items() if level not in unseen])),
-          float(np.mean([v for level, v in by_level.items() if level in unseen])))
+  seen = seen_by_length(model)
+  return (float(np.mean(list(seen.values()))),
+          float(np.mean([v for level, v in model["test_accuracy_by_level"].items()
+                         if level not in seen])))
 
 
 def chance_unseen(problem: str, unseen: list[int], num_test_per_length: int) -> dict:

@@ -37,8 +37,9 @@ seeds, < 0.95) gets no verdict; Kazemnejad et al.'s ranking by mean reciprocal r
 problems where all five fit; randomized against its base PE, paired by seed; the init scale of the
 learned table on unseen lengths, plain and randomized. The same verdicts under the variants of
 ``rules.length.VARIANTS`` (every seed fits and unseen ÷ seen, added after the randomized-budget
-rows were read; chance as the floor, added after the summation and parity rows were read) stand
-beside them in the table to show how far each verdict moves; they replace none.
+rows were read; chance as the floor, added after the summation and parity rows were read; worst
+training length, added after copy's first rows were read) stand beside them in the table to show
+how far each verdict moves; they replace none.
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ def row_records(models: list[dict], problem: str) -> dict[str, dict]:
     for sigma in sorted({m["pe_init_scale"] for m in group}):
       ms = [m for m in group if m["pe_init_scale"] == sigma]
       label = f"{row} σ={sigma:g}" if row.endswith("learned") else row
-      per_seed = length_curves.per_seed(ms)
+      per_seed = [s | {"seen_by_length": length_curves.seen_by_length(m)}
+                  for s, m in zip(length_curves.per_seed(ms), ms)]
       chance = length_curves.chance_unseen(problem, length_curves.unseen_lengths(ms[0]),
                                            job.build_config().data.num_test_per_length)
       out[label] = {"row": row, "sigma": sigma, "per_seed": per_seed,
@@ -262,7 +264,8 @@ def variants_table(judged: dict) -> list[str]:
   lines = ["## How the verdicts move under variants of the rule", "",
            "The variants (`experiments/rules/length.py`, `VARIANTS`) were added after the rows at "
            "the randomized rows' budget were read (\"chance as the floor\" after the summation "
-           "and parity rows were read); the rule's column is the verdict. Under \"chance as the "
+           "and parity rows were read, \"worst training length\" after copy's NoPE, T5-bias and "
+           "ALiBi rows were read); the rule's column is the verdict. Under \"chance as the "
            "floor\" an outcome \"tie at 0\" is a tie at chance. Rows that "
            "no column judges (a side did not fit under the rule and under every variant) are "
            "left out.", "",

@@ -148,6 +148,30 @@ def test_the_variants_rewrite_the_records_and_the_same_rules_run_on_them():
       pytest.approx([s["unseen"] for s in full["per_seed"]])
 
 
+def test_worst_training_length_takes_out_a_row_whose_mean_fits_and_whose_longest_length_does_not():
+  """The budget probe's bar on the mean over seeds: a row whose mean over training lengths fits
+  (0.97) but whose mean at n = 3 is 0.85 does not fit under the variant; each seed's seen score
+  becomes its own score at that n, and the unseen scores are untouched."""
+  def rec(curves, unseen):
+    per_seed = [{"seed": i, "seen": float(np.mean(c)), "unseen": u,
+                 "seen_by_length": {f"n={n}": v for n, v in enumerate(c, 1)}}
+                for i, (c, u) in enumerate(zip(curves, unseen))]
+    return {"row": "none", "sigma": 1.0, "per_seed": per_seed, "score": stats.over_seeds(unseen),
+            "seen": stats.over_seeds(s["seen"] for s in per_seed)}
+  worst = length.VARIANTS["worst training length"]
+  declining = rec([[1.0, 1.0, 0.9], [1.0, 1.0, 0.8], [1.0, 0.95, 0.9]], [0.5, 0.4, 0.3])
+  assert length.fits(declining) and not length.fits(worst(declining))
+  assert [s["seen"] for s in worst(declining)["per_seed"]] == [0.9, 0.8, 0.9]  # n = 3, mean 0.87
+  assert [s["unseen"] for s in worst(declining)["per_seed"]] == [0.5, 0.4, 0.3]
+  # The worst length is read on the mean over seeds, not per seed: n = 2 here (mean 0.96).
+  even = rec([[1.0, 0.98, 0.99], [1.0, 0.95, 0.96], [0.94, 0.95, 1.0]], [0.2, 0.2, 0.2])
+  assert [s["seen"] for s in worst(even)["per_seed"]] == [0.98, 0.95, 0.95]
+  assert length.fits(worst(even))
+  with pytest.raises(ValueError, match="field 'seen_by_length' is None in seed 0; allowed"):
+    worst({**even, "per_seed": [{k: v for k, v in s.items() if k != "seen_by_length"}
+                                for s in even["per_seed"]]})
+
+
 def test_chance_as_the_floor_ties_rows_at_chance_and_keeps_every_other_order():
   """On a one-bit answer (chance 0.5), two rows within noise of chance tie at the floor
   ("uninformative"), where the rule compared their noise; a row above chance keeps its lead."""

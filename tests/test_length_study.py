@@ -72,7 +72,9 @@ def test_a_randomized_budget_adds_each_randomized_row_and_its_base_at_that_budge
 
 def _rec(row, sigma, unseen, seen=1.0):
   """A record as ``row_records`` makes it."""
-  per_seed = [{"seed": s, "seen": seen, "unseen": u} for s, u in enumerate(unseen)]
+  per_seed = [{"seed": s, "seen": seen, "unseen": u,
+               "seen_by_length": {f"n={n}": seen for n in range(1, 9)}}
+              for s, u in enumerate(unseen)]
   return {"row": row, "sigma": sigma, "per_seed": per_seed,
           "seen": stats.over_seeds(s["seen"] for s in per_seed),
           "score": stats.over_seeds(s["unseen"] for s in per_seed),
@@ -317,6 +319,20 @@ def test_the_docs_words_hold_on_the_kept_tables():
       counted["reverse"]["none"]["per_seed"], key=lambda s: s["seed"])] == [True, False, False]
   for variant in ("unseen ÷ seen", "chance as the floor"):  # "it stays "partly""
     assert variants[variant]["kazemnejad"]["mean"]["verdict"] == "partly", variant
+  worst = variants["worst training length"]["kazemnejad"]["mean"]  # "only sorting counts, and
+  assert worst["counted"] == ["sorting"] and worst["verdict"] == "inconclusive"  # … "inconclusive"
+  misses = {p: worst["skipped"][p] for p in ("reverse", "summation", "lego")}
+  assert misses == {"reverse": "did not fit: none, alibi",
+                    "summation": "did not fit: t5_bias, alibi",
+                    "lego": "did not fit: alibi, sinusoidal_1d"}
+  for p, pes in (("reverse", ("none", "alibi")), ("summation", ("t5_bias", "alibi")),
+                 ("lego", ("alibi", "sinusoidal_1d"))):  # "each fall below 0.95 at n = 8
+    for pe in pes:  # (reverse's NoPE from n = 6, LEGO's ALiBi from n = 7)"
+      per_seed = study["rows"][p][pe]["per_seed"]
+      low = [lv for lv in per_seed[0]["seen_by_length"]
+             if np.mean([s["seen_by_length"][lv] for s in per_seed]) < length_budget.FIT]
+      first = {("reverse", "none"): 6, ("lego", "alibi"): 7}.get((p, pe), 8)
+      assert low == [f"n={n}" for n in range(first, 9)], (p, pe, low)
   for words in ("On sorting the PEs do extrapolate, in nearly Kazemnejad et al.'s order",
                 "Kazemnejad et al.'s ranking over LEGO, sorting, summation and reverse: \"partly\"",
                 "With reverse counted it gives \"partly\" (ρ +0.82, p 0.067): ALiBi ranks first on "
@@ -325,7 +341,13 @@ def test_the_docs_words_hold_on_the_kept_tables():
                 "0.56, across ALiBi's mean)",
                 "Per seed: \"partly\" in seed 0, \"agrees\" in seeds 1 and 2",
                 "over sorting and summation it says \"agrees\"; under \"unseen ÷ seen\" and "
-                "\"chance as the floor\" it stays \"partly\""):
+                "\"chance as the floor\" it stays \"partly\"", "Under \"worst training length\" "
+                "(added after copy's first rows were read: a row fits only when every training "
+                "length does in the mean over seeds, the budget probe's bar, where the rule reads "
+                "the mean over training lengths) only sorting counts, and the ranking is "
+                "\"inconclusive\": reverse's NoPE and ALiBi, summation's T5 bias and ALiBi and "
+                "LEGO's ALiBi and sinusoid each fall below 0.95 at n = 8 (reverse's NoPE from n = 6, "
+                "LEGO's ALiBi from n = 7)"):
     assert words in doc, words
   pair = study["verdicts"]["ruoss_pairs"]["sorting: rope"]
   assert pair["outcome"] == "no difference detected" and pair["p_randomized_better"] > 0.05
@@ -342,6 +364,10 @@ def test_the_docs_words_hold_on_the_kept_tables():
                     "parity: learned σ=0.1": "randomized better", "parity: rope": "randomized better"}
   strict = study["verdicts"]["variants"]["every seed fits"]["ruoss"]  # "three pairs ..., all"
   assert strict == {"verdict": "agrees", "judged": 3, "counts": {"randomized better": 3, "base better": 0}}
+  worst = study["verdicts"]["variants"]["worst training length"]  # "under "worst training length"
+  assert {k: v["outcome"] for k, v in worst["ruoss_pairs"].items()  # two (…), both "randomized
+          if not v["outcome"].startswith("did not fit")} == {  # better""
+      "sorting: learned σ=0.1": "randomized better", "parity: rope": "randomized better"}
   # "On parity, randomized RoPE extrapolates where RoPE cannot, and so does the σ-0.1 randomized table"
   par_mean = lambda row, sigma=1.0: _mean_curve(models, f"parity/{row}", sigma)[0]
   assert min(s["seen"] for s in rows_par["randomized_rope"]["per_seed"]) >= length_budget.FIT
@@ -358,7 +384,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
                 "randomized table, less far", "Ruoss et al. at the base budget, over sorting, "
                 "summation and parity: \"agrees\"", "Of the five pairs judged, four are "
                 "\"randomized better\"", "Under the \"every seed fits\" variant three pairs are "
-                "judged, all \"randomized better\""):
+                "judged, all \"randomized better\"; under \"worst training length\" two (the σ-0.1 "
+                "learned table on sorting, RoPE on parity), both \"randomized better\""):
     assert words in doc, words
   # "On summation, randomized positions repeat sorting's picture at the base budget"
   assert pairs["summation: learned σ=0.1"]["p_randomized_better"] < 0.05
@@ -408,7 +435,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert ("With randomized positions trained long enough to fit, sorting's learned table "
           "extrapolates where the plain one cannot, and better from the small init scale than from "
           "the large: a first answer to the init-scale question on length, which gives no verdict "
-          "when every seed must fit") in readme  # test_the_docs_words_on_the_randomized_budget_…
+          "when every seed, or every training length, must fit") in readme
+  # (the last clause: test_the_docs_words_on_the_randomized_budget_…)
   fitted = {t: sorted(k.split("/")[0] for k, b in probe.items() if b["fits"] and k.endswith(t))
             for t in ("tier1", "tier2")}  # a newly fitted problem: update the README's words
   assert fitted == {"tier1": ["lego", "parity", "sorting", "summation"],
@@ -496,14 +524,19 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   moved = {name: v[f"init_scale_{ls.ARM}"]["sorting: randomized_learned"]["verdict"]
            for name, v in study["verdicts"]["variants"].items()}
   assert moved == {"every seed fits": length_rules.DID_NOT_FIT, "unseen ÷ seen": "small σ better",
-                   "chance as the floor": "small σ better"}
+                   "chance as the floor": "small σ better",
+                   "worst training length": length_rules.DID_NOT_FIT}
+  worst = length_rules.worst_training_length(large)  # "its mean at n = 2 is below 0.95"
+  assert worst["seen"]["mean"] < length_budget.FIT and [s["seen"] for s in worst["per_seed"]] == [
+      s["seen_by_length"]["n=2"] for s in large["per_seed"]]
   for words in ("Sorting's randomized budget is the probe's cap, and the fit behind it is fragile",
                 "At that budget the randomized learned table extrapolates at both init scales, and "
                 "the plain table at neither", "Their overall rule says **\"agrees\"** here (three "
                 "pairs judged, all on sorting), where on sorting alone at the base budget it said "
                 "\"inconclusive\"",
                 "With randomized positions the init scale shows on unseen lengths: \"small σ "
-                "better\"", "under \"every seed fits\" it gets no verdict",
+                "better\"", "under \"every seed fits\" it gets no verdict, and under \"worst "
+                "training length\" neither (its mean at n = 2 is below 0.95)",
                 "it stays \"small σ better\""):
     assert words in doc, words
 

@@ -47,6 +47,11 @@ the policy's "ties at the floor are uninformative" reads the floor as 0, which i
 the answer is long; on summation (chance 1/10) and parity (1/2) two rows at chance never tie at 0,
 so their order at chance entered the rankings. The variant measures each seed's unseen score from
 its problem's chance level and counts a score within noise of chance, or below it, as the floor.
+A fourth, *worst training length* (``worst_training_length``), was added after copy's NoPE, T5-bias
+and ALiBi rows were read: the rule's fit reads the mean over the training lengths, while the budget
+probe (``experiments.length_budget``) asks every training length to reach ``FIT``, and copy's and
+reverse's NoPE rows fit by the first with their longest training length below the second. The
+variant reads the probe's bar on the mean over seeds: a row fits when each training length does.
 
 Rule v1 (as run; kept to show its verdicts beside v2): NoPE's mean unseen score ≥ each rival's on
 ≥ 2 of 3 problems agrees, else disagrees; init scale and closer-to-NoPE the Welch test alone.
@@ -267,8 +272,22 @@ def chance_as_floor(rec: dict) -> dict:
                                else (s["unseen"] - c) / (1 - c)} for s in rec["per_seed"]])
 
 
+def worst_training_length(rec: dict) -> dict:
+  """Variant: each seed's seen score replaced by its score at the training length n* where the
+  row's mean over seeds is lowest (``per_seed`` entries carry ``seen_by_length``, {level: exact
+  match} over the training lengths), so the seen mean is min over n of the mean curve and the row
+  fits only when every training length does in the mean over seeds: the budget probe's bar."""
+  by_length = [s.get("seen_by_length") for s in rec["per_seed"]]
+  if not all(by_length) or any(b.keys() != by_length[0].keys() for b in by_length):
+    raise ValueError(f"record {rec.get('row')!r} σ={rec.get('sigma')}: field 'seen_by_length' is "
+                     f"{by_length[0]!r} in seed 0; allowed: the same {{level: exact match}} "
+                     "levels in every seed (length_study.row_records)")
+  worst = min(by_length[0], key=lambda level: float(np.mean([b[level] for b in by_length])))
+  return _rewritten(rec, [s | {"seen": s["seen_by_length"][worst]} for s in rec["per_seed"]])
+
+
 VARIANTS = {"every seed fits": every_seed_fits, "unseen ÷ seen": unseen_over_seen,
-            "chance as the floor": chance_as_floor}
+            "chance as the floor": chance_as_floor, "worst training length": worst_training_length}
 
 
 def _not_fitting(named: dict[str, dict]) -> list[str]:
