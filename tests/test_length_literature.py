@@ -167,9 +167,12 @@ def test_worst_training_length_takes_out_a_row_whose_mean_fits_and_whose_longest
   even = rec([[1.0, 0.98, 0.99], [1.0, 0.95, 0.96], [0.94, 0.95, 1.0]], [0.2, 0.2, 0.2])
   assert [s["seen"] for s in worst(even)["per_seed"]] == [0.98, 0.95, 0.95]
   assert length.fits(worst(even))
-  with pytest.raises(ValueError, match="field 'seen_by_length' is None in seed 0; allowed"):
+  with pytest.raises(ValueError, match="field 'seen_by_length' of seed 0 is None; allowed"):
     worst({**even, "per_seed": [{k: v for k, v in s.items() if k != "seen_by_length"}
                                 for s in even["per_seed"]]})
+  short = [s | {"seen_by_length": {"n=1": 1.0}} if s["seed"] == 2 else s for s in even["per_seed"]]
+  with pytest.raises(ValueError, match="field 'seen_by_length' of seed 2 is {'n=1': 1.0}; allowed"):
+    worst({**even, "per_seed": short})
 
 
 def test_chance_as_the_floor_ties_rows_at_chance_and_keeps_every_other_order():

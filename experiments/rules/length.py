@@ -278,10 +278,11 @@ def worst_training_length(rec: dict) -> dict:
   match} over the training lengths), so the seen mean is min over n of the mean curve and the row
   fits only when every training length does in the mean over seeds: the budget probe's bar."""
   by_length = [s.get("seen_by_length") for s in rec["per_seed"]]
-  if not all(by_length) or any(b.keys() != by_length[0].keys() for b in by_length):
-    raise ValueError(f"record {rec.get('row')!r} σ={rec.get('sigma')}: field 'seen_by_length' is "
-                     f"{by_length[0]!r} in seed 0; allowed: the same {{level: exact match}} "
-                     "levels in every seed (length_study.row_records)")
+  for s, b in zip(rec["per_seed"], by_length):
+    if not b or b.keys() != (by_length[0] or {}).keys():
+      raise ValueError(f"record {rec.get('row')!r} σ={rec.get('sigma')}: field 'seen_by_length' of "
+                       f"seed {s.get('seed')} is {b!r}; allowed: the same {{level: exact match}} "
+                       "levels in every seed (length_study.row_records)")
   worst = min(by_length[0], key=lambda level: float(np.mean([b[level] for b in by_length])))
   return _rewritten(rec, [s | {"seen": s["seen_by_length"][worst]} for s in rec["per_seed"]])
 
