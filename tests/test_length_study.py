@@ -171,6 +171,11 @@ def _seen_by_seed(row):
   return [round(s["seen"], 2) for s in sorted(row["per_seed"], key=lambda s: s["seed"])]
 
 
+def _unseen_by_seed(row):
+  """A study row's unseen exact match in seeds 0, 1, 2, …"""
+  return [s["unseen"] for s in sorted(row["per_seed"], key=lambda s: s["seed"])]
+
+
 def _mean_curve(models, job, sigma=1.0):
   """One study row's exact match per length n = 1 … 16, mean over its seeds, and its models."""
   ms = [m for m in models if m["job"] == job and m["pe_init_scale"] == sigma]
@@ -310,9 +315,8 @@ def test_the_docs_words_hold_on_the_kept_tables():
   assert max(before_copy["mrr"].values()) == pytest.approx(0.75)  # "the two tied at the top"
   assert all(counted["lego"][pe]["score"]["mean"] < 0.1  # "there no PE extrapolates (every
              for pe in lit.KAZEMNEJAD_ORDER)  # row's unseen exact match below 0.1 in the mean)"
-  copy_unseen = {pe: [s["unseen"] for s in sorted(counted["copy"][pe]["per_seed"],
-                                                  key=lambda s: s["seed"])] for pe in ("none", "alibi")}
-  assert all(a > n for a, n in zip(copy_unseen["alibi"], copy_unseen["none"]))  # "in every seed"
+  assert all(a > n for a, n in zip(_unseen_by_seed(counted["copy"]["alibi"]),
+                                   _unseen_by_seed(counted["copy"]["none"])))  # "in every seed"
   three = lit.mrr_ranking({p: counted[p] for p in ("lego", "sorting", "summation")})
   assert three["verdict"] == "agrees" and three["rho"] == pytest.approx(0.9)  # "then "agrees""
   assert three["order"] == ["none", "alibi", "t5_bias", "rope", "sinusoidal_1d"]  # "… swapped"
@@ -336,13 +340,13 @@ def test_the_docs_words_hold_on_the_kept_tables():
       counted["reverse"]["none"]["per_seed"], key=lambda s: s["seed"])] == [True, False, False]
   for variant in ("unseen ÷ seen", "chance as the floor"):  # "it stays "partly""
     assert variants[variant]["kazemnejad"]["mean"]["verdict"] == "partly", variant
-  worst = variants["worst training length"]["kazemnejad"]["mean"]  # "only sorting counts, and
-  assert worst["counted"] == ["sorting"] and worst["verdict"] == "inconclusive"  # … "inconclusive"
-  misses = {p: worst["skipped"][p] for p in ("reverse", "summation", "lego")}
+  worst_kaz = variants["worst training length"]["kazemnejad"]["mean"]  # "only sorting counts, and
+  assert worst_kaz["counted"] == ["sorting"] and worst_kaz["verdict"] == "inconclusive"  # …"
+  misses = {p: worst_kaz["skipped"][p] for p in ("reverse", "summation", "lego")}
   assert misses == {"reverse": "did not fit: none, alibi",
                     "summation": "did not fit: t5_bias, alibi",
                     "lego": "did not fit: alibi, sinusoidal_1d"}
-  assert worst["skipped"]["copy"] == "did not fit: none, alibi"
+  assert worst_kaz["skipped"]["copy"] == "did not fit: none, alibi"
   for p, pes in (("reverse", ("none", "alibi")), ("copy", ("none", "alibi")),
                  ("summation", ("t5_bias", "alibi")),
                  ("lego", ("alibi", "sinusoidal_1d"))):  # "each fall below 0.95 at n = 8
@@ -391,9 +395,9 @@ def test_the_docs_words_hold_on_the_kept_tables():
                     "parity: learned σ=0.1": "randomized better", "parity: rope": "randomized better"}
   strict = study["verdicts"]["variants"]["every seed fits"]["ruoss"]  # "three pairs ..., all"
   assert strict == {"verdict": "agrees", "judged": 3, "counts": {"randomized better": 3, "base better": 0}}
-  worst = study["verdicts"]["variants"]["worst training length"]  # "under "worst training length"
-  assert {k: v["outcome"] for k, v in worst["ruoss_pairs"].items()  # two (…), both "randomized
-          if not v["outcome"].startswith("did not fit")} == {  # better""
+  worst_ruoss = study["verdicts"]["variants"]["worst training length"]["ruoss_pairs"]  # "under
+  assert {k: v["outcome"] for k, v in worst_ruoss.items()  # "worst training length" two (…), both
+          if not v["outcome"].startswith("did not fit")} == {  # "randomized better""
       "sorting: learned σ=0.1": "randomized better", "parity: rope": "randomized better"}
   # "On parity, randomized RoPE extrapolates where RoPE cannot, and so does the σ-0.1 randomized table"
   par_mean = lambda row, sigma=1.0: _mean_curve(models, f"parity/{row}", sigma)[0]
@@ -457,14 +461,13 @@ def test_the_docs_words_hold_on_the_kept_tables():
           "on copy, reverse and LEGO (over the first three problems it had agreed, at the edge of "
           "what five PEs can show). When every training length must fit, the probe's bar, only "
           "sorting counts, too few for a verdict") in readme
-  kaz = study["verdicts"]["kazemnejad"]["mean"]
-  assert sorted(kaz["counted"]) == ["copy", "lego", "reverse", "sorting", "summation"]
-  assert kaz["verdict"] == "partly" and kaz["order"][:2] == ["alibi", "none"]
+  ranking = study["verdicts"]["kazemnejad"]["mean"]
+  assert sorted(ranking["counted"]) == ["copy", "lego", "reverse", "sorting", "summation"]
+  assert ranking["verdict"] == "partly" and ranking["order"][:2] == ["alibi", "none"]
   assert all(length_rules.fits(study["rows"]["copy"][pe]) for pe in lit.KAZEMNEJAD_ORDER)
   assert all(study["rows"][p]["alibi"]["score"]["mean"] > study["rows"][p]["none"]["score"]["mean"]
              for p in ("copy", "reverse", "lego"))
-  worst = study["verdicts"]["variants"]["worst training length"]["kazemnejad"]["mean"]
-  assert worst["counted"] == ["sorting"] and worst["verdict"] == "inconclusive"
+  # (its last sentence, "only sorting counts, too few for a verdict": worst_kaz above)
   assert not any(length_rules.fits(study["rows"]["addition"][pe]) for pe in ("none", "rope"))
   assert all(study["rows"][p]["none"]["score"]["mean"] == max(
       study["rows"][p][pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER)
@@ -665,12 +668,13 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   assert ("tier 2 for copy, reverse, addition and polynomial evaluation; of the study's rows for "
           "those four, all of reverse's and addition's and copy's rows for Kazemnejad et al.'s five "
           "PEs are in") in doc
-  kept_jobs = {m["job"] for m in _study_models()}
+  models = _study_models()
+  kept_jobs = {m["job"] for m in models}
   tier2 = [p for p, b in ls.budgets().items() if b["tier"] == 2]
   in_now = {p for p in tier2 if any(j.startswith(f"{p}/") for j in kept_jobs)}
   assert in_now == {"reverse", "addition", "copy"}  # polynomial's rows are still to run
   missing = {p: {j.name for j in ls.STUDY.jobs if j.name.startswith(f"{p}/")} - kept_jobs
-             for p in in_now}  # "all of reverse's and addition's and copy's NoPE rows are in …
+             for p in in_now}  # "all of reverse's and addition's and copy's rows for … are in …
   assert not missing["reverse"] and not missing["addition"]  # the rest are still to run"
   assert {j for j in kept_jobs if j.startswith("copy/")} == {
       f"copy/{pe}" for pe in lit.KAZEMNEJAD_ORDER} and missing["copy"]
@@ -679,7 +683,7 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   assert length_rules.fits(nope) and round(nope["seen"]["mean"], 2) == 0.97  # (seen 0.97 …;
   assert _seen_by_seed(nope) == [0.95, 0.98, 0.99]  # 0.95, 0.98 and 0.99 in seeds 0, 1 and 2)"
   assert round(nope["score"]["mean"], 2) == 0.34  # "its unseen exact match is 0.34"
-  curve, _ = _mean_curve(_study_models(), "copy/none")  # "their worst training length, n = 8,
+  curve, _ = _mean_curve(models, "copy/none")  # "their worst training length, n = 8,
   worst = min(range(1, 9), key=curve.get)  # reads 0.87 in the mean, below the probe's bar"
   assert worst == 8 and round(curve[8], 2) == 0.87 < length_budget.FIT
   assert all(curve[n + 1] < curve[n] for n in range(8, 15))  # "declines gradually past n = 8,
@@ -688,27 +692,26 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
                    ("sinusoidal_1d", 1.0)):  # "T5's bias, ALiBi, RoPE and the sinusoid fit in every
     assert min(_seen_by_seed(rows[pe])) >= length_budget.FIT  # seed (seen 0.99, 0.98, 1.00 and
     assert round(rows[pe]["seen"]["mean"], 2) == seen, pe  # 1.00 in the mean)"
-  t5, t5_models = _mean_curve(_study_models(), "copy/t5_bias")  # "T5's bias holds to n = 8,
+  t5, t5_models = _mean_curve(models, "copy/t5_bias")  # "T5's bias holds to n = 8,
   assert min(t5[n] for n in range(1, 9)) >= length_budget.FIT  # falls to 0.66 at n = 9 and
   assert round(t5[9], 2) == 0.66  # scores 0 from n = 12 on in every seed (unseen 0.16)"
   assert all(m["test_accuracy_by_level"][f"n={n}"] == 0 for m in t5_models for n in range(12, 17))
   assert round(rows["t5_bias"]["score"]["mean"], 2) == 0.16
-  alibi, _ = _mean_curve(_study_models(), "copy/alibi")  # "ALiBi declines most slowly, to 0.13
+  alibi, _ = _mean_curve(models, "copy/alibi")  # "ALiBi declines most slowly, to 0.13
   assert round(alibi[16], 2) == 0.13  # at n = 16"
-  rope, rope_models = _mean_curve(_study_models(), "copy/rope")
-  sinusoid, sinusoid_models = _mean_curve(_study_models(), "copy/sinusoidal_1d")
+  rope, rope_models = _mean_curve(models, "copy/rope")
+  sinusoid, sinusoid_models = _mean_curve(models, "copy/sinusoidal_1d")
   assert all(alibi[n] >= max(curve[n], t5[n], rope[n], sinusoid[n]) for n in range(9, 17))
-  for models in (rope_models, sinusoid_models):  # "RoPE and the sinusoid score 1 on every
-    acc = [m["test_accuracy_by_level"] for m in models]  # training length in every seed, …
+  for row_models in (rope_models, sinusoid_models):  # "RoPE and the sinusoid score 1 on every
+    acc = [m["test_accuracy_by_level"] for m in row_models]  # training length in every seed, …
     assert all(a[f"n={n}"] == 1 for a in acc for n in range(1, 9))  # and score 0 from n = 10 on
     assert all(a[f"n={n}"] == 0 for a in acc for n in range(10, 17))  # in every seed"
   assert (round(rope[9], 2), round(sinusoid[9], 2)) == (0.11, 0.03)  # "fall to 0.11 and 0.03"
   ranks = lit.reciprocal_ranks({pe: rows[pe]["score"]["mean"] for pe in lit.KAZEMNEJAD_ORDER})
   assert ranks["alibi"] == 1 and ranks["none"] == 0.5  # "ALiBi ranks first and NoPE second"
   assert round(rows["alibi"]["score"]["mean"], 2) == 0.55  # "its unseen exact match, 0.55 …,
-  by_seed = {pe: [s["unseen"] for s in sorted(rows[pe]["per_seed"], key=lambda s: s["seed"])]
-             for pe in ("none", "alibi")}  # is above NoPE's in every seed"
-  assert all(a > b for a, b in zip(by_seed["alibi"], by_seed["none"]))
+  assert all(a > b for a, b in zip(_unseen_by_seed(rows["alibi"]),  # is above NoPE's in every
+                                   _unseen_by_seed(rows["none"])))  # seed"
   for words in ("Its rows for Kazemnejad et al.'s five PEs are in, and at 10,000 steps all five fit. "
                 "NoPE's fit by the study's rule, which reads the mean over training lengths (seen "
                 "0.97 in the mean over seeds; 0.95, 0.98 and 0.99 in seeds 0, 1 and 2), though their "
@@ -857,7 +860,7 @@ def test_the_docs_words_on_reverse_s_tier_2_study_rows_hold_on_the_kept_table():
   rows = study["rows"]["reverse"]  # "ALiBi's unseen exact match is above NoPE's in the mean
   assert (round(rows["alibi"]["score"]["mean"], 2), round(rows["none"]["score"]["mean"], 2)) == (
       0.44, 0.35)  # (0.44 against 0.35) and in two seeds of three"
-  unseen = lambda row: [s["unseen"] for s in sorted(rows[row]["per_seed"], key=lambda s: s["seed"])]
+  unseen = lambda row: _unseen_by_seed(rows[row])
   assert sum(a > n for a, n in zip(unseen("alibi"), unseen("none"))) == 2
   for sigma in (0.1, 2.0):  # "at σ 0.1 and at σ 2 it scores 1 on every training length and 0 at
     _, learned = _mean_curve(models, "reverse/learned", sigma)  # every longer length in every seed"
