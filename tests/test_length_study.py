@@ -728,6 +728,13 @@ def test_the_docs_words_on_copy_at_tier_2_hold_on_the_kept_curves():
   assert {f"{p}/tier2" for p in tier2} <= set(length_budget.STUDY.table())
 
 
+def _first_below_fit(curve: dict) -> int | None:
+  """The first length from which a mean curve ({n: exact match}) stays below the fit, or None."""
+  lengths = sorted(curve)
+  below = [n for n in lengths if all(curve[m] < length_budget.FIT for m in lengths if m >= n)]
+  return below[0] if below else None
+
+
 def test_the_docs_words_on_copy_s_learned_tables_and_randomized_rows_hold_on_the_kept_records():
   """docs/length_generalisation.md, the copy bullet's plain learned table and randomized rows, and
   the README's "no randomized row learns them": recomputed from
@@ -746,8 +753,7 @@ def test_the_docs_words_on_copy_s_learned_tables_and_randomized_rows_hold_on_the
   assert (round(small["seen"]["mean"], 2), round(big["seen"]["mean"], 2)) == (0.90, 0.51)
   assert _seen_by_seed(small) == [0.87, 0.90, 0.94]  # (σ 0.1: 0.87, 0.90 and 0.94 …)"
   curve, _ = _mean_curve(models, "copy/randomized_learned", 0.1)
-  assert curve[4] >= length_budget.FIT > curve[5]  # "below 0.95 from n = 5 on
-  assert all(curve[n] < length_budget.FIT for n in range(5, 17))
+  assert _first_below_fit(curve) == 5  # "below 0.95 from n = 5 on
   assert (round(curve[8], 2), round(curve[9], 2), round(curve[10], 2)) == (0.65, 0.59, 0.45)
   for job in ("learned", "rope", "sinusoidal_1d"):  # "more slowly than the plain table's, RoPE's …"
     for sigma in (ls.SIGMAS if job == "learned" else (1.0,)):
@@ -756,9 +762,7 @@ def test_the_docs_words_on_copy_s_learned_tables_and_randomized_rows_hold_on_the
   assert round(small["score"]["mean"], 2) == 0.22  # "its unseen exact match, 0.22 in the mean, is
   plain = rows["learned σ=0.1"]  # above the plain table's 0 in every seed"
   assert all(a > b == 0 for a, b in zip(_unseen_by_seed(small), _unseen_by_seed(plain)))
-  pairs = study["verdicts"]["ruoss_pairs"]
-  for sigma in ("0.1", "2"):  # "the pair is 'did not fit: no verdict'"
-    assert pairs[f"copy: learned σ={sigma}"]["outcome"] == "did not fit: no verdict"
+  pairs = study["verdicts"]["ruoss_pairs"]  # the learned pairs' "did not fit": see below
   assert (study["verdicts"]["init_scale"]["copy: randomized_learned"]["verdict"]
           == "did not fit: no verdict")  # "and so is the init scale with randomized positions"
   wide, _ = _mean_curve(models, "copy/randomized_learned", 2.0)  # "At σ 2 it drops to 0.75 at
@@ -771,8 +775,7 @@ def test_the_docs_words_on_copy_s_learned_tables_and_randomized_rows_hold_on_the
   assert round(rope["seen"]["mean"], 2) == 0.86  # seeds (0.90, 0.87 and 0.81 in seeds 0, 1, 2;
   assert _seen_by_seed(rope) == [0.90, 0.87, 0.81]
   rope_curve, _ = _mean_curve(models, "copy/randomized_rope")  # its curve is below 0.95 from
-  assert rope_curve[4] >= length_budget.FIT > rope_curve[5]  # n = 5 on and reads 0.45 at n = 8)"
-  assert all(rope_curve[n] < length_budget.FIT for n in range(5, 17))
+  assert _first_below_fit(rope_curve) == 5  # n = 5 on and reads 0.45 at n = 8)"
   assert round(rope_curve[8], 2) == 0.45
   sinusoid = rows["randomized_sinusoidal_1d"]  # "and the randomized sinusoid's 0.46 (its curve
   assert round(sinusoid["seen"]["mean"], 2) == 0.46  # falls at every training length from n = 2
