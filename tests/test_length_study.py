@@ -6,7 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from experiments import length_budget, length_budget_randomized as rb, length_study as ls
+from experiments import length_budget, length_budget_learned, length_study as ls
+from experiments import length_budget_randomized as rb
 from experiments.framework import records, stats
 from experiments.rules import length as length_rules
 from experiments.rules import length_literature as lit
@@ -626,6 +627,41 @@ def test_the_findings_on_lego_without_a_randomized_budget_hold():
   assert "LEGO: no budget, and neither randomized PE fits." in findings
 
 
+def test_the_findings_on_reverse_without_a_randomized_budget_hold():
+  """length_budget_randomized/findings.md, "Reverse (tier 2): no budget", and the docs bullet
+  "Reverse gets no randomized budget either": recomputed from the kept table and curves."""
+  from experiments import REPO
+  probe = rb.STUDY.table()["reverse"]
+  assert probe["tier"] == 2 and not probe["fits"]
+  assert set(probe["fits_from"].values()) == {None}  # "neither fits"
+  seen = {pe: kept_seen_scores(rb.STUDY.dir, rb.job("reverse", pe, 2).name) for pe in rb.PES}
+  for curves in seen.values():  # "at each of three learning rates, to the probe's cap"
+    assert sorted(curves) == sorted(length_budget.LEARNING_RATES)
+    assert all(len(c) == rb.MAX_STEPS // length_budget.EVERY + 1 for c in curves.values())
+  best = {pe: max(max(c) for c in curves.values()) for pe, curves in seen.items()}
+  assert round(best["rope"], 2) == 0.86 and round(best["sinusoidal_1d"], 2) == 0.30  # "at most"
+  assert max(best.values()) < length_budget.FIT  # "neither meets 0.95 at any evaluation"
+  lr = probe["learning_rate"]  # "0.80 at the last step, at the problem's learning rate"
+  assert probe["chosen_lr"]["rope"] == lr and round(seen["rope"][lr][-1], 2) == 0.80
+  own = probe["chosen_lr"]["sinusoidal_1d"]  # "0.12 at the last step of its own learning rate"
+  assert own != lr and round(seen["sinusoidal_1d"][own][-1], 2) == 0.12
+  assert not [j.name for j in ls.jobs() if j.name.startswith("reverse/") and ls.ARM in j.name]
+  rows = _study_table()["rows"]["reverse"]  # "at which none of them fit"
+  assert not any(length_rules.fits(row) for r, row in rows.items() if r.startswith("randomized_"))
+  assert "reverse_randomized_learned_sigma0.1" in {j.name for j in length_budget_learned.jobs()}
+  findings = words_of(f"{rb.STUDY.dir}/findings.md")
+  assert "Reverse (tier 2): no budget, and neither randomized PE fits." in findings
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
+  for words in ("Reverse gets no randomized budget either, and there neither randomized PE fits.",
+                "the randomized RoPE's worst training length stays below the fit at every "
+                "evaluation (at most 0.86) and the randomized sinusoid's far below it (at most "
+                "0.30)", "the randomized rows' own probe (`experiments.length_budget_randomized`) "
+                "finds no budget on reverse (below)",
+                "which the probe has found for sorting and not for reverse, LEGO, parity or "
+                "summation"):
+    assert words in doc, words
+
+
 def test_the_docs_description_of_the_randomized_budget_curves_holds_on_the_records():
   """The bullet "The curves at that budget": each statement on the mean over seeds per length."""
   models = _study_models()
@@ -785,11 +821,10 @@ def test_the_docs_words_on_copy_s_learned_tables_and_randomized_rows_hold_on_the
   assert all(pairs[f"copy: {r}"]["outcome"] == "did not fit: no verdict"  # "None of copy's four
              for r in ("learned σ=0.1", "learned σ=2", "rope", "sinusoidal_1d"))  # pairs is judged"
   assert not any(k.startswith("copy:") for k in study["verdicts"]["ruoss_pairs_randomized_budget"])
-  with open(f"{rb.STUDY.dir}/table.json") as f:  # "the randomized rows' own budget … has not
-    probed = json.load(f)  # been probed on copy" (README: "not probed yet" on copy and reverse)
-  assert "copy" not in probed and "reverse" not in probed
-  readme = words_of(f"{REPO}/README.md")
-  assert ("on copy and reverse no randomized row learns them at the base budget, and their "
+  assert "copy" not in rb.probed()  # "the randomized rows' own budget … has not been probed on
+  readme = words_of(f"{REPO}/README.md")  # copy" (README: "not probed yet")
+  assert ("on copy and reverse no randomized row learns them at the base budget, on reverse the "
+          "randomized RoPE and sinusoid do not even given steps of their own, and copy's "
           "randomized rows' own budget is not probed yet.") in readme
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
   for words in ("at σ 0.1 and at σ 2 it fits every training length and scores 0 at every longer "
