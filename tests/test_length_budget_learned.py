@@ -124,3 +124,35 @@ def test_the_findings_on_lego_hold_on_the_kept_curves():
     study = json.load(f)
   assert length_rules.fits(study["rows"]["lego"]["learned σ=0.1"])
   assert not [j.name for j in ls.jobs() if j.name.startswith("lego/") and ls.ARM in j.name]
+
+
+def test_the_findings_on_reverse_hold_on_the_kept_curves():
+  """findings.md "Reverse (tier 2): no budget" and the docs bullet "On reverse the learned table's
+  own probe finds no budget either": recomputed from the kept table and curves."""
+  from experiments import REPO
+  reverse = lb.STUDY.table()["reverse"]
+  assert reverse["tier"] == 2 and not reverse["fits"]
+  assert set(reverse["fits_from"].values()) == {None}  # "keeps it at none"
+  small, large = (kept_seen_scores(lb.STUDY.dir, lb.job("reverse", s, 2).name) for s in lb.SIGMAS)
+  for curves in (small, large):  # "trained to the probe's cap", every learning rate
+    assert sorted(curves) == sorted(length_budget.LEARNING_RATES)
+    assert all(len(c) == rb.MAX_STEPS // length_budget.EVERY + 1 for c in curves.values())
+  assert round(max(max(c) for c in small.values()), 2) == 0.78  # "at or below 0.78"
+  top = max(length_budget.LEARNING_RATES)
+  met = [i * length_budget.EVERY for i, x in enumerate(large[top]) if x >= length_budget.FIT]
+  assert len(met) == 6 and met[0] == 8000  # "at six evaluations …, from step 8,000 on"
+  assert all(max(large[lr]) < length_budget.FIT for lr in large if lr != top)  # "at the highest"
+  after = large[top][met[0] // length_budget.EVERY:]
+  assert round(min(after), 2) == 0.28 and round(after[-1], 2) == 0.93  # "as low as 0.28 … 0.93"
+  lr = reverse["learning_rate"]  # "and at 0.83 at the problem's learning rate"
+  assert lr != top and round(large[lr][-1], 2) == 0.83
+  assert not [j.name for j in ls.jobs() if j.name.startswith("reverse/") and ls.ARM in j.name]
+  assert "Reverse (tier 2): no budget." in words_of(f"{lb.STUDY.dir}/findings.md")
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
+  for words in ("On reverse the learned table's own probe finds no budget either, and there the "
+                "large init scale comes nearer the fit than the small one.",
+                "the σ-0.1 randomized table's worst training length stays at or below 0.78 at "
+                "every evaluation and learning rate; the σ-2 table's meets the fit at six "
+                "evaluations at the highest learning rate, from step 8,000 on, and keeps it at "
+                "none (between them it falls as low as 0.28, and it ends at 0.93)"):
+    assert words in doc, words

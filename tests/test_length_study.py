@@ -655,8 +655,9 @@ def test_the_findings_on_reverse_without_a_randomized_budget_hold():
   for words in ("Reverse gets no randomized budget either, and there neither randomized PE fits.",
                 "the randomized RoPE's worst training length stays below the fit at every "
                 "evaluation (at most 0.86) and the randomized sinusoid's far below it (at most "
-                "0.30)", "the randomized rows' own probe (`experiments.length_budget_randomized`) "
-                "finds no budget on reverse (below)",
+                "0.30)", "neither the randomized rows' own probe "
+                "(`experiments.length_budget_randomized`) nor the learned table's "
+                "(`experiments.length_budget_learned`) finds a budget on reverse (below)",
                 "which the probe has found for sorting and not for reverse, LEGO, parity or "
                 "summation"):
     assert words in doc, words
@@ -823,9 +824,9 @@ def test_the_docs_words_on_copy_s_learned_tables_and_randomized_rows_hold_on_the
   assert not any(k.startswith("copy:") for k in study["verdicts"]["ruoss_pairs_randomized_budget"])
   assert "copy" not in rb.probed()  # "the randomized rows' own budget … has not been probed on
   readme = words_of(f"{REPO}/README.md")  # copy" (README: "not probed yet")
-  assert ("on copy and reverse no randomized row learns them at the base budget, on reverse the "
-          "randomized RoPE and sinusoid do not even given steps of their own, and copy's "
-          "randomized rows' own budget is not probed yet.") in readme
+  assert ("on copy and reverse no randomized row learns them at the base budget, on reverse none "
+          "keeps them even given steps of its own, and copy's randomized rows' own budget is not "
+          "probed yet.") in readme  # reverse's probes: the tests of their findings
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
   for words in ("at σ 0.1 and at σ 2 it fits every training length and scores 0 at every longer "
                 "length in every seed, so its init scale on copy's unseen lengths is "
