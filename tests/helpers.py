@@ -115,6 +115,15 @@ def kept_seen_scores(study_dir: str, job_name: str) -> dict[float, list[float]]:
   return {lr: [score for _, score in curve] for lr, curve in curves.items()}
 
 
+def trained_to_the_cap(curves: dict[float, list[float]]) -> bool:
+  """Whether a randomized or learned-table probe's kept curves (``kept_seen_scores``) have every
+  learning rate of the probe and an evaluation every ``EVERY`` steps up to its cap."""
+  from experiments import length_budget, length_budget_randomized
+  evaluations = length_budget_randomized.MAX_STEPS // length_budget.EVERY + 1
+  return (sorted(curves) == sorted(length_budget.LEARNING_RATES)
+          and all(len(c) == evaluations for c in curves.values()))
+
+
 def length_smoke_config(data_dir, pe_name="learned", randomized=0, trim_padding=False):
   """``configs/length1d.py:smoke`` with its data under ``data_dir``, one chunk of 10 steps."""
   from configs import length1d

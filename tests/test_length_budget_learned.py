@@ -7,7 +7,7 @@ import json
 from experiments import length_budget, length_budget_learned as lb, length_study as ls
 from experiments import length_budget_randomized as rb
 from experiments.rules import length as length_rules
-from tests.helpers import kept_seen_scores, probe_rows, words_of
+from tests.helpers import kept_seen_scores, probe_rows, trained_to_the_cap, words_of
 
 
 def _rows(problem, tier, curves):
@@ -69,8 +69,7 @@ def test_the_findings_hold_on_the_kept_curves():
   assert parity["chosen_lr"]["σ=0.1"] == parity["learning_rate"]  # "at the problem's lr"
   seen = lambda problem, sigma: kept_seen_scores(lb.STUDY.dir, lb.job(problem, sigma, 1).name)
   large = seen("parity", 2.0)
-  assert sorted(large) == sorted(length_budget.LEARNING_RATES)
-  assert all(len(c) == rb.MAX_STEPS // length_budget.EVERY + 1 for c in large.values())
+  assert trained_to_the_cap(large)
   assert max(max(c) for c in large.values()) < 0.9  # "below 0.9 at every evaluation and lr"
   assert "Parity: no budget." in findings
   summation = table["summation"]
@@ -134,9 +133,7 @@ def test_the_findings_on_reverse_hold_on_the_kept_curves():
   assert reverse["tier"] == 2 and not reverse["fits"]
   assert set(reverse["fits_from"].values()) == {None}  # "keeps it at none"
   small, large = (kept_seen_scores(lb.STUDY.dir, lb.job("reverse", s, 2).name) for s in lb.SIGMAS)
-  for curves in (small, large):  # "trained to the probe's cap", every learning rate
-    assert sorted(curves) == sorted(length_budget.LEARNING_RATES)
-    assert all(len(c) == rb.MAX_STEPS // length_budget.EVERY + 1 for c in curves.values())
+  assert trained_to_the_cap(small) and trained_to_the_cap(large)  # "to the probe's cap", every lr
   assert round(max(max(c) for c in small.values()), 2) == 0.78  # "at or below 0.78"
   top = max(length_budget.LEARNING_RATES)
   met = [i * length_budget.EVERY for i, x in enumerate(large[top]) if x >= length_budget.FIT]
