@@ -627,38 +627,57 @@ def test_the_findings_on_lego_without_a_randomized_budget_hold():
   assert "LEGO: no budget, and neither randomized PE fits." in findings
 
 
-def test_the_findings_on_reverse_without_a_randomized_budget_hold():
-  """length_budget_randomized/findings.md, "Reverse (tier 2): no budget", and the docs bullet
-  "Reverse gets no randomized budget either": recomputed from the kept table and curves."""
+# Per problem: the randomized RoPE's and sinusoid's best worst-training-length score at any
+# evaluation, and each one's at the last step (RoPE at the problem's lr, the sinusoid at its own).
+_NO_RANDOMIZED_BUDGET = {"reverse": {"rope": (0.86, 0.80), "sinusoidal_1d": (0.30, 0.12)},
+                         "copy": {"rope": (0.75, 0.71), "sinusoidal_1d": (0.16, 0.06)}}
+
+
+@pytest.mark.parametrize("problem", sorted(_NO_RANDOMIZED_BUDGET))
+def test_the_findings_on_a_problem_without_a_randomized_budget_hold(problem):
+  """length_budget_randomized/findings.md, "<Problem> (tier 2): no budget", and the docs bullet
+  "<Problem> gets no randomized budget either": recomputed from the kept table and curves."""
   from experiments import REPO
-  probe = rb.STUDY.table()["reverse"]
+  probe = rb.STUDY.table()[problem]
   assert probe["tier"] == 2 and not probe["fits"]
   assert set(probe["fits_from"].values()) == {None}  # "neither fits"
-  seen = {pe: kept_seen_scores(rb.STUDY.dir, rb.job("reverse", pe, 2).name) for pe in rb.PES}
+  seen = {pe: kept_seen_scores(rb.STUDY.dir, rb.job(problem, pe, 2).name) for pe in rb.PES}
   assert all(map(trained_to_the_cap, seen.values()))  # "at each of three lrs, to the probe's cap"
   best = {pe: max(max(c) for c in curves.values()) for pe, curves in seen.items()}
-  assert round(best["rope"], 2) == 0.86 and round(best["sinusoidal_1d"], 2) == 0.30  # "at most"
+  said = _NO_RANDOMIZED_BUDGET[problem]
+  assert {pe: round(b, 2) for pe, b in best.items()} == {pe: s[0] for pe, s in said.items()}
   assert max(best.values()) < length_budget.FIT  # "neither meets 0.95 at any evaluation"
-  lr = probe["learning_rate"]  # "0.80 at the last step, at the problem's learning rate"
-  assert probe["chosen_lr"]["rope"] == lr and round(seen["rope"][lr][-1], 2) == 0.80
-  own = probe["chosen_lr"]["sinusoidal_1d"]  # "0.12 at the last step of its own learning rate"
-  assert own != lr and round(seen["sinusoidal_1d"][own][-1], 2) == 0.12
-  assert not [j.name for j in ls.jobs() if j.name.startswith("reverse/") and ls.ARM in j.name]
-  rows = _study_table()["rows"]["reverse"]  # "at which none of them fit"
+  lr = probe["learning_rate"]  # "… at the last step, at the problem's learning rate"
+  assert probe["chosen_lr"]["rope"] == lr and round(seen["rope"][lr][-1], 2) == said["rope"][1]
+  own = probe["chosen_lr"]["sinusoidal_1d"]  # "… at the last step of its own learning rate"
+  assert own != lr and round(seen["sinusoidal_1d"][own][-1], 2) == said["sinusoidal_1d"][1]
+  assert not [j.name for j in ls.jobs() if j.name.startswith(f"{problem}/") and ls.ARM in j.name]
+  rows = _study_table()["rows"][problem]  # "at which none of them fit"
   assert not any(length_rules.fits(row) for r, row in rows.items() if r.startswith("randomized_"))
-  assert "reverse_randomized_learned_sigma0.1" in {j.name for j in length_budget_learned.jobs()}
+  assert f"{problem}_randomized_learned_sigma0.1" in {j.name for j in length_budget_learned.jobs()}
   findings = words_of(f"{rb.STUDY.dir}/findings.md")
-  assert "Reverse (tier 2): no budget, and neither randomized PE fits." in findings
+  name = problem.capitalize()
+  assert f"{name} (tier 2): no budget, and neither randomized PE fits." in findings
+  rope_best, sin_best = said["rope"][0], said["sinusoidal_1d"][0]
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
-  for words in ("Reverse gets no randomized budget either, and there neither randomized PE fits.",
-                "the randomized RoPE's worst training length stays below the fit at every "
-                "evaluation (at most 0.86) and the randomized sinusoid's far below it (at most "
-                "0.30)", "neither the randomized rows' own probe "
-                "(`experiments.length_budget_randomized`) nor the learned table's "
-                "(`experiments.length_budget_learned`) finds a budget on reverse (below)",
-                "which the probe has found for sorting and not for reverse, LEGO, parity or "
-                "summation"):
-    assert words in doc, words
+  assert f"{name} gets no randomized budget either, and there neither randomized PE fits." in doc
+  assert ("the randomized RoPE's worst training length stays below the fit at every evaluation "
+          f"(at most {rope_best:.2f}") in doc
+  assert f"and the randomized sinusoid's far below it (at most {sin_best:.2f})" in doc
+  assert ("which the probe has found for sorting and not for copy, reverse, LEGO, parity or "
+          "summation") in doc
+  if problem == "reverse":
+    assert ("neither the randomized rows' own probe (`experiments.length_budget_randomized`) nor "
+            "the learned table's (`experiments.length_budget_learned`) finds a budget on reverse "
+            "(below)") in doc
+  if problem == "copy":  # "reaches its highest at step 14,000" (findings; docs "at step 14,000")
+    rope = seen["rope"]
+    top = max(rope, key=lambda r: max(rope[r]))
+    assert length_budget.EVERY * rope[top].index(best["rope"]) == 14_000
+    assert "reaches its highest at step 14,000" in findings
+    assert "(at most 0.75, at step 14,000)" in doc
+    assert ("and the randomized rows' own probe (`experiments.length_budget_randomized`) finds no "
+            "budget on copy (below)") in doc
 
 
 def test_the_docs_description_of_the_randomized_budget_curves_holds_on_the_records():
@@ -820,11 +839,13 @@ def test_the_docs_words_on_copy_s_learned_tables_and_randomized_rows_hold_on_the
   assert all(pairs[f"copy: {r}"]["outcome"] == "did not fit: no verdict"  # "None of copy's four
              for r in ("learned σ=0.1", "learned σ=2", "rope", "sinusoidal_1d"))  # pairs is judged"
   assert not any(k.startswith("copy:") for k in study["verdicts"]["ruoss_pairs_randomized_budget"])
-  assert "copy" not in rb.probed()  # "the randomized rows' own budget … has not been probed on
-  readme = words_of(f"{REPO}/README.md")  # copy" (README: "not probed yet")
+  assert "copy" in rb.probed() and "copy" not in rb.budgets()  # "the randomized rows' own probe
+  readme = words_of(f"{REPO}/README.md")  # finds no budget on copy" (its numbers: the test above)
   assert ("on copy and reverse no randomized row learns them at the base budget, on reverse none "
-          "keeps them even given steps of its own, and copy's randomized rows' own budget is not "
-          "probed yet.") in readme  # reverse's probes: the tests of their findings
+          "keeps them even given steps of its own, and on copy neither the randomized RoPE nor the "
+          "randomized sinusoid does (the learned table's own steps are not probed there yet).") \
+      in readme  # reverse's probes: the tests of their findings
+  assert "copy" not in length_budget_learned.STUDY.table()  # "… not probed there yet"
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
   for words in ("at σ 0.1 and at σ 2 it fits every training length and scores 0 at every longer "
                 "length in every seed, so its init scale on copy's unseen lengths is "
@@ -841,8 +862,8 @@ def test_the_docs_words_on_copy_s_learned_tables_and_randomized_rows_hold_on_the
                 "0.81 in seeds 0, 1 and 2; its curve is below 0.95 from n = 5 on and reads 0.45 at "
                 "n = 8), and the randomized sinusoid's 0.46 (its curve falls at every training "
                 "length from n = 2 on, to 0.04 at n = 8). None of copy's four Ruoss pairs is "
-                "judged, and the randomized rows' own budget "
-                "(`experiments.length_budget_randomized`) has not been probed on copy"):
+                "judged, and the randomized rows' own probe "
+                "(`experiments.length_budget_randomized`) finds no budget on copy (below)"):
     assert words in doc, words
 
 
