@@ -153,3 +153,43 @@ def test_the_findings_on_reverse_hold_on_the_kept_curves():
                 "evaluations at the highest learning rate, from step 8,000 on, and keeps it at "
                 "none (between them it falls as low as 0.28, and it ends at 0.93)"):
     assert words in doc, words
+
+
+def test_the_findings_on_copy_hold_on_the_kept_curves():
+  """findings.md "Copy (tier 2): no budget" and the docs bullet "On copy the learned table's own
+  probe finds no budget either": recomputed from the kept table and curves."""
+  from experiments import REPO
+  copy = lb.STUDY.table()["copy"]
+  assert copy["tier"] == 2 and not copy["fits"] and set(copy["fits_from"].values()) == {None}
+  small, large = (kept_seen_scores(lb.STUDY.dir, lb.job("copy", s, 2).name) for s in lb.SIGMAS)
+  assert trained_to_the_cap(small) and trained_to_the_cap(large)  # "to the probe's cap", every lr
+  lr, best = copy["learning_rate"], {}
+  for sigma, curves, at_most, step, at_last in ((0.1, small, 0.93, 11_500, 0.78),
+                                                (2.0, large, 0.75, 11_000, 0.69)):
+    top = max(curves, key=lambda r: max(curves[r]))  # "at most … at any evaluation (at step …,
+    best[sigma] = max(curves[top])  # at its own learning rate)"
+    assert round(best[sigma], 2) == at_most and top == copy["chosen_lr"][f"σ={sigma:g}"]
+    assert curves[top].index(best[sigma]) * length_budget.EVERY == step
+    assert round(curves[lr][-1], 2) == at_last  # "… at the last step, at the problem's lr"
+  assert copy["chosen_lr"]["σ=0.1"] != lr and round(small[copy["chosen_lr"]["σ=0.1"]][-1], 2) == (
+      0.78)  # "0.78 at the last step, at its own and at the problem's learning rate"
+  assert copy["chosen_lr"]["σ=2"] == lr  # "at the problem's learning rate"
+  assert max(best.values()) < length_budget.FIT  # "neither meets 0.95 at any evaluation"
+  assert best[0.1] > best[2.0]  # "The small init scale comes nearer the fit here"
+  assert "copy" in rb.probed() and "copy" not in rb.budgets()  # "the randomized rows' own probe
+  assert "copy" not in lb.budgets()  # finding no budget on copy either"
+  assert not [j.name for j in ls.jobs() if j.name.startswith("copy/") and ls.ARM in j.name]
+  with open(f"{ls.STUDY.dir}/table.json") as f:  # "stay at the base budget, where none fits"
+    study = json.load(f)
+  rows = study["rows"]["copy"]
+  assert not any(length_rules.fits(row) for r, row in rows.items() if r.startswith("randomized_"))
+  assert study["verdicts"]["init_scale"]["copy: randomized_learned"]["verdict"] == (
+      "did not fit: no verdict")
+  assert "Copy (tier 2): no budget, and at neither init scale" in words_of(
+      f"{lb.STUDY.dir}/findings.md")
+  doc = words_of(f"{REPO}/docs/length_generalisation.md")
+  for words in ("On copy the learned table's own probe finds no budget either, and at neither init "
+                "scale does the randomized table reach the fit.",
+                "the σ-0.1 randomized table's worst training length is at most 0.93 at any "
+                "evaluation and learning rate, and the σ-2 table's at most 0.75."):
+    assert words in doc, words
