@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import shutil
 
 import pytest
 
@@ -11,9 +12,11 @@ pytestmark = pytest.mark.e2e  # each case runs the CLI in a subprocess
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory, data_dir):
+def env(tmp_path_factory, data_dir, smoke_run):
+  """A copy of the session's smoke run (the config ``bad_inputs.make_smoke_run`` trains), so that
+  a case that damaged it would not damage the run the other tests read."""
   run = str(tmp_path_factory.mktemp("smoke") / "run")
-  bad_inputs.make_smoke_run(run, data_dir)
+  shutil.copytree(smoke_run, run)
   return bad_inputs.Env(data_dir=data_dir, run=run)
 
 

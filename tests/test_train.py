@@ -1,6 +1,7 @@
 """Properties of the trainer: vmapped sweep = loop of single runs; resume = uninterrupted; seeded."""
 
 import os
+import shutil
 
 import jax
 import numpy as np
@@ -120,11 +121,9 @@ def test_bad_config_exits_with_one_line_before_compiling(tmp_path, override, mes
 
 
 @pytest.mark.e2e
-def test_workdir_with_other_config_is_refused_then_restarted(tmp_path, smoke_config):
-  smoke_config.train.num_steps = 50
-  smoke_config.train.eval_every = 50
-  smoke_config.train.checkpoint_every = 50
-  loop.train_and_evaluate(smoke_config, str(tmp_path))
+def test_workdir_with_other_config_is_refused_then_restarted(tmp_path, smoke_config, smoke_run):
+  shutil.copytree(smoke_run, tmp_path, dirs_exist_ok=True)  # a finished run of this config …
+  smoke_config.train.num_steps = 100  # … with smoke_run's number of steps
   before = (tmp_path / "summary.json").read_text()
   smoke_config.model.width = 16
   with pytest.raises(UserError, match="different config .*model.width"):
