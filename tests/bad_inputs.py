@@ -23,7 +23,8 @@ from typing import Callable
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.helpers import ROOT, SMOKE_RUN_STEPS
+
 MAIN = [sys.executable, "-m", "learnpe_jax.main"]
 EVALUATE = [sys.executable, "-m", "learnpe_jax.evaluate"]
 GRID = "--config=configs/grid2d.py:smoke"
@@ -351,7 +352,7 @@ def run_case(case: Case, tmp: str, env: Env):
 
 def make_smoke_run(workdir: str, data_dir: str) -> None:
   subprocess.run(MAIN + [GRID, f"--workdir={workdir}", f"--config.data.data_dir={data_dir}",
-                         "--config.train.num_steps=100"], cwd=ROOT, check=True,
+                         f"--config.train.num_steps={SMOKE_RUN_STEPS}"], cwd=ROOT, check=True,
                  capture_output=True)
 
 

@@ -27,11 +27,12 @@ def smoke_run(tmp_path_factory, data_dir):
   worker) and shared by the analysis, evaluate and human-puzzle tests."""
   from configs import grid2d
   from learnpe_jax.training import loop
+  from tests.helpers import SMOKE_RUN_STEPS
   workdir = tmp_path_factory.getbasetemp() / "smoke_run"
   if not (workdir / "summary.json").exists():
     config = grid2d.get_config("smoke")
     config.data.data_dir = data_dir
-    config.train.num_steps = 100
+    config.train.num_steps = SMOKE_RUN_STEPS
     loop.train_and_evaluate(config, str(workdir))
   return str(workdir)
 

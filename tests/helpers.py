@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SMOKE_RUN_STEPS = 100  # the session's smoke run (conftest.smoke_run, bad_inputs.make_smoke_run)
 
 
 def main_command(workdir, *overrides, config="configs/grid2d.py:smoke"):

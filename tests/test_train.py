@@ -12,7 +12,7 @@ from learnpe_jax.tasks.registry import load_task
 from learnpe_jax.training import loop
 from learnpe_jax.training.sweep import model_axis
 from learnpe_jax.training.compiled import Trainer
-from tests.helpers import assert_sweep_equals_single_runs, run_main
+from tests.helpers import SMOKE_RUN_STEPS, assert_sweep_equals_single_runs, run_main
 
 
 @pytest.mark.e2e
@@ -123,7 +123,7 @@ def test_bad_config_exits_with_one_line_before_compiling(tmp_path, override, mes
 @pytest.mark.e2e
 def test_workdir_with_other_config_is_refused_then_restarted(tmp_path, smoke_config, smoke_run):
   shutil.copytree(smoke_run, tmp_path, dirs_exist_ok=True)  # a finished run of this config …
-  smoke_config.train.num_steps = 100  # … with smoke_run's number of steps
+  smoke_config.train.num_steps = SMOKE_RUN_STEPS  # … with smoke_run's number of steps
   before = (tmp_path / "summary.json").read_text()
   smoke_config.model.width = 16
   with pytest.raises(UserError, match="different config .*model.width"):
