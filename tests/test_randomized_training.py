@@ -89,6 +89,33 @@ def test_every_row_of_the_table_is_trained_and_eval_reads_the_true_positions(dat
   np.testing.assert_array_equal(trainer.apply(params, batch), true)
 
 
+@pytest.mark.e2e
+def test_evaluation_at_drawn_positions_is_reproducible_and_reads_them(data_dir):
+  """``Trainer.evaluate`` with a ``draw_key`` (the way Ruoss et al.'s released code scores):
+  the same key scores the same, another key draws other positions, and a learned table (whose
+  rows differ from its init on) scores otherwise than at the true positions."""
+  trainer = checked_trainer(_config(data_dir))
+  params = trainer.init()["models"]["params"]
+  true = trainer.evaluate(params, "test")
+  drawn = [trainer.evaluate(params, "test", jax.random.PRNGKey(k)) for k in (0, 0, 1)]
+  np.testing.assert_array_equal(drawn[0]["loss"], drawn[1]["loss"])
+  assert not np.array_equal(drawn[0]["loss"], drawn[2]["loss"])
+  assert not np.array_equal(drawn[0]["loss"], true["loss"])
+  assert drawn[0]["score_by_level"].shape == true["score_by_level"].shape
+
+
+def test_scoring_at_drawn_positions_refuses_a_run_without_randomized_positions(tmp_path, data_dir):
+  import json
+  from experiments import randomized_eval_positions
+  config = _config(data_dir, randomized=0)
+  (tmp_path / "config.json").write_text(json.dumps(config.to_dict()))
+  with pytest.raises(ValueError, match=r"--workdir=.* is not allowed: its run has "
+                     r"model\.randomized_positions = 0"):
+    randomized_eval_positions.score_both_ways(str(tmp_path), draws=2)
+  with pytest.raises(ValueError, match=r"--draws=0 is not allowed"):
+    randomized_eval_positions.score_both_ways(str(tmp_path), draws=0)
+
+
 @pytest.mark.parametrize("change, field", [
     ({"randomized_positions": -1}, "model.randomized_positions"),
     ({"randomized_positions": 8}, "model.randomized_positions"),       # fewer than the tokens

@@ -129,12 +129,18 @@ class Trainer:
     if not m:
       return None
     key = jax.random.fold_in(jax.random.fold_in(data_key, RANDOMIZED_STREAM), step)
+    return self._drawn_positions(key, batch)
+
+  def _drawn_positions(self, key, batch):
+    """Randomized positions (``model.randomized_positions`` = M) for one batch: each example's
+    sorted draws from 0 … M − 1, one per real token (a sequence task's tokens up to its last
+    scored one; the padding after them follows)."""
     lengths = None
     if self.task.kind == "sequence":
       scored = batch["loss_mask"] > 0
       lengths = jnp.max(jnp.where(scored, jnp.arange(scored.shape[1]) + 1, 0), axis=1)
-    return randomized_positions(key, self.config.train.batch_size, batch["tokens"].shape[1], m,
-                                lengths)
+    return randomized_positions(key, batch["tokens"].shape[0], batch["tokens"].shape[1],
+                                self.config.model.randomized_positions, lengths)
 
   def _dropout_key(self, data_key, step):
     """The key of a model's training-step dropout (None without ``model.pe_dropout``): stream
@@ -227,12 +233,18 @@ class Trainer:
             jax.vmap(lambda m: m.compute())(metrics))
 
   # ---- eval ----------------------------------------------------------------------------------
-  def _evaluate(self, params, split: str):
+  def _evaluate(self, params, split: str, draw_key=None):
     """Per-model mean loss and score (accuracy or −MSE), overall and per level.
 
     With ``model.pe_dropout_at_eval`` (the companion's script scores its models with their
     dropout on) the dropout stays on here too, drawn from a fixed per-model key (stream 2 of
-    ``ModelAxis.keys``) folded with the batch index: the same parameters score the same."""
+    ``ModelAxis.keys``) folded with the batch index: the same parameters score the same.
+
+    Positions: the task's own (0 … n − 1), unless ``draw_key`` is given to a run trained with
+    ``model.randomized_positions``: then each batch's positions are drawn as training draws them
+    (``_drawn_positions``, key ``fold_in(draw_key, batch index)``, the same for every model), as
+    Ruoss et al.'s released evaluation scores its randomized models; the studies score at the
+    task's positions."""
     data = self.eval_data[split]
     batches = {k: v for k, v in data.items() if k != "valid"}
     batches["index"] = jnp.arange(len(data["valid"]))
@@ -242,8 +254,10 @@ class Trainer:
       def on_batch(batch):
         dropout_key = (jax.random.fold_in(key, batch["index"])
                        if self.config.model.pe_dropout_at_eval else None)
-        loss, score = objectives.per_example(self.task.kind, self.apply(p, batch, dropout_key),
-                                             batch)
+        positions = (None if draw_key is None else
+                     self._drawn_positions(jax.random.fold_in(draw_key, batch["index"]), batch))
+        loss, score = objectives.per_example(
+            self.task.kind, self.apply(p, batch, dropout_key, positions), batch)
         return loss, score
       loss, score = jax.lax.map(on_batch, batches)
       valid = data["valid"].astype(jnp.float32)
