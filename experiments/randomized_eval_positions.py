@@ -5,7 +5,7 @@
 
 The length studies score a randomized row at the true positions 0 … n − 1 of each test input
 (Ruoss et al. 2023, "Randomized Positional Encodings Boost Length Generalization of Transformers",
-as this project's length benchmark states the method: positions sampled at training, the real ones
+as this project's length studies define the method: positions sampled at training, the real ones
 at test). Ruoss et al.'s released evaluation instead applies the model with a random key at test
 too, so each test input's positions are a sorted draw from the same range as in training. This
 scores one finished run both ways (``Trainer.evaluate`` with and without ``draw_key``), from its
@@ -69,7 +69,10 @@ def main(argv):
   del argv
   if not _WORKDIR.value:
     sys.exit("--workdir is required: a finished run trained with model.randomized_positions > 0")
-  record = score_both_ways(os.path.abspath(_WORKDIR.value), _DRAWS.value)
+  try:
+    record = score_both_ways(os.path.abspath(_WORKDIR.value), _DRAWS.value)
+  except ValueError as e:  # bad flags: one line, before anything compiles
+    sys.exit(str(e))
   os.makedirs(_OUT.value, exist_ok=True)
   path = os.path.join(_OUT.value, f"{record['run']}.json")
   with open(path, "w") as f:

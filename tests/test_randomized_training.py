@@ -92,8 +92,8 @@ def test_every_row_of_the_table_is_trained_and_eval_reads_the_true_positions(dat
 @pytest.mark.e2e
 def test_evaluation_at_drawn_positions_is_reproducible_and_reads_them(data_dir):
   """``Trainer.evaluate`` with a ``draw_key`` (the way Ruoss et al.'s released code scores):
-  the same key scores the same, another key draws other positions, and a learned table (whose
-  rows differ from its init on) scores otherwise than at the true positions."""
+  the same key scores the same, another key draws other positions, and a learned table, whose
+  rows at the drawn positions are other rows than at the true ones, scores otherwise."""
   trainer = checked_trainer(_config(data_dir))
   params = trainer.init()["models"]["params"]
   true = trainer.evaluate(params, "test")
@@ -105,6 +105,8 @@ def test_evaluation_at_drawn_positions_is_reproducible_and_reads_them(data_dir):
 
 
 def test_scoring_at_drawn_positions_refuses_a_run_without_randomized_positions(tmp_path, data_dir):
+  """Bad input to ``experiments.randomized_eval_positions`` names the flag, its value and what is
+  allowed, before any run is loaded or compiled."""
   import json
   from experiments import randomized_eval_positions
   config = _config(data_dir, randomized=0)
