@@ -35,10 +35,13 @@ _DRAWS = flags.DEFINE_integer("draws", 4, "independent draws of the test positio
 _OUT = flags.DEFINE_string("out", RESULTS, "folder the JSON record is written to")
 
 
-def by_length(metrics, level_names) -> list[dict[str, float]]:
-  """Per model, {level name: exact match} from ``Trainer.evaluate``'s output."""
-  scores = np.asarray(jax.device_get(metrics["score_by_level"]))
-  return [{name: float(v) for name, v in zip(level_names, row)} for row in scores]
+def by_length(run, metrics) -> list[dict[str, float]]:
+  """Per model, {length: exact match} of ``Trainer.evaluate``'s test output, as a run's records
+  write it (``report.eval_fields``)."""
+  from learnpe_jax.training import report, sharding
+  metrics = sharding.to_host(metrics)
+  return [report.eval_fields(run.task, "test", metrics, i)["test_accuracy_by_level"]
+          for i in range(run.axis.size)]
 
 
 def score_both_ways(workdir: str, draws: int) -> dict:
@@ -52,9 +55,8 @@ def score_both_ways(workdir: str, draws: int) -> dict:
                      "model.randomized_positions = 0; only a run trained with randomized "
                      "positions has drawn positions to score at")
   run = load_run(workdir)
-  names = run.task.level_names
-  true = by_length(run.trainer.evaluate(run.params, "test"), names)
-  drawn = [by_length(run.trainer.evaluate(run.params, "test", jax.random.PRNGKey(d)), names)
+  true = by_length(run, run.trainer.evaluate(run.params, "test"))
+  drawn = [by_length(run, run.trainer.evaluate(run.params, "test", jax.random.PRNGKey(d)))
            for d in range(draws)]
   return {"command": "python -m experiments.randomized_eval_positions "
                      f"--workdir={os.path.relpath(workdir, REPO)} --draws={draws}",

@@ -702,7 +702,7 @@ def test_addition_s_randomized_rows_scored_at_drawn_positions_hold_on_the_kept_r
   experiments/results/randomized_eval_positions/<run>.json."""
   from experiments import REPO
   problem_lr = rb.STUDY.table()["addition"]["learning_rate"]
-  worst = lambda by_n: min(by_n[f"n={n}"] for n in range(1, 9))
+  worst = lambda by_n: length_budget.seen_score({"test_accuracy_by_level": by_n}, 8)
   said = {"rope": {"true": {3e-4: 0.00, 1e-3: 0.14, 3e-3: 0.03}, "drawn_at_problem_lr": (0.99, 1.00),
                    "drawn_elsewhere": (0.91, 1.00)},
           "sinusoidal_1d": {"true": {3e-4: 0.00, 1e-3: 0.00, 3e-3: 0.00},
@@ -750,10 +750,10 @@ def test_addition_s_randomized_rows_scored_at_drawn_positions_hold_on_the_kept_r
 def _last_step_by_level(problem: str) -> dict[str, dict[float, dict[int, float]]]:
   """{pe: {learning rate: {n: exact match}}} of a randomized probe's last evaluation, over the
   training lengths, read from the kept curves."""
-  rows = records.read_curves(rb.STUDY.dir)
+  rows, tier = records.read_curves(rb.STUDY.dir), rb.STUDY.table()[problem]["tier"]
   out = {}
   for pe in rb.PES:
-    mine = records.of_job(rows, rb.job(problem, pe, 2).name)
+    mine = records.of_job(rows, rb.job(problem, pe, tier).name)
     last = max(r["step"] for r in mine)
     out[pe] = {r["learning_rate"]: {n: r["test_accuracy_by_level"][f"n={n}"] for n in range(1, 9)}
                for r in mine if r["step"] == last}
