@@ -70,7 +70,8 @@ def tier_overrides(tier: int) -> dict:
   return TIERS[tier] | trimmed(tier)
 
 
-CURVE_FIELDS = ("step", "model", "seed", "learning_rate", "test_accuracy_by_level")
+CURVE_FIELDS = ("step", "model", "seed", "learning_rate", "test_accuracy_by_level",
+                "drawn_test_accuracy_by_level")  # the last: randomized runs only
 
 
 def rounded(steps: int) -> int:

@@ -34,18 +34,23 @@ def unseen_lengths(model: dict) -> list[int]:
   return [int(level.removeprefix("n=")) for level in report.unseen_levels([model], "accuracy")]
 
 
-def seen_by_length(model: dict) -> dict[str, float]:
-  """{level: test accuracy} of one model over its training lengths (levels ``n=1`` … ``n=L``)."""
+SCORES = "test_accuracy_by_level"  # exact match per n at the task's positions 0 … n − 1
+DRAWN_SCORES = "drawn_test_accuracy_by_level"  # at drawn positions (randomized runs only:
+# ``report.evaluate_all``)
+
+
+def seen_by_length(model: dict, field: str = SCORES) -> dict[str, float]:
+  """{level: test accuracy} of one model over its training lengths (levels ``n=1`` … ``n=L``),
+  read from ``field`` (``SCORES`` or ``DRAWN_SCORES``)."""
   unseen = set(report.unseen_levels([model], "accuracy"))
-  return {level: v for level, v in model["test_accuracy_by_level"].items() if level not in unseen}
+  return {level: v for level, v in model[field].items() if level not in unseen}
 
 
-def seen_unseen(model: dict) -> tuple[float, float]:
+def seen_unseen(model: dict, field: str = SCORES) -> tuple[float, float]:
   """(mean test accuracy over the training lengths, over the unseen ones) of one model."""
-  seen = seen_by_length(model)
+  seen = seen_by_length(model, field)
   return (float(np.mean(list(seen.values()))),
-          float(np.mean([v for level, v in model["test_accuracy_by_level"].items()
-                         if level not in seen])))
+          float(np.mean([v for level, v in model[field].items() if level not in seen])))
 
 
 def chance_unseen(problem: str, unseen: list[int], num_test_per_length: int) -> dict:
@@ -60,9 +65,18 @@ def chance_unseen(problem: str, unseen: list[int], num_test_per_length: int) -> 
 
 def per_seed(models: list[dict]) -> list[dict]:
   """[{"seed", "seen", "unseen"}, …] of one row and σ (``seen_unseen`` per model), the input of the
-  rules in ``experiments/rules/length.py``."""
-  return [{"seed": m["seed"], "seen": s, "unseen": u}
-          for m, (s, u) in zip(models, map(seen_unseen, models))]
+  rules in ``experiments/rules/length.py``. A model scored at drawn positions too (a randomized
+  run) adds ``drawn``: the same scores and ``seen_by_length`` read from ``DRAWN_SCORES``."""
+  out = []
+  for m in models:
+    seen, unseen = seen_unseen(m)
+    entry = {"seed": m["seed"], "seen": seen, "unseen": unseen}
+    if m.get(DRAWN_SCORES):
+      drawn_seen, drawn_unseen = seen_unseen(m, DRAWN_SCORES)
+      entry["drawn"] = {"seen": drawn_seen, "unseen": drawn_unseen,
+                        "seen_by_length": seen_by_length(m, DRAWN_SCORES)}
+    out.append(entry)
+  return out
 
 
 def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: float) -> dict | None:

@@ -22,7 +22,8 @@ Rows (3 seeds each, 0–2):
   * randomized positions (``model.randomized_positions`` from
     ``length_budget_randomized.randomized_positions``: ``RANDOMIZED_RANGE`` × the input length at
     the longest test length, a range longer than any test length as Ruoss et al. ask) of the
-    learned table (σ = 0.1 and 2), RoPE and the sinusoid; evaluation reads the true positions.
+    learned table (σ = 0.1 and 2), RoPE and the sinusoid; the rule reads their scores at the true
+    positions (their runs also record scores at drawn positions: ``report.evaluate_all``).
 
 Randomized rows' own budget: where ``experiments.length_budget_randomized`` found one (its rule
 was written before its probes ran), every randomized row and its base row run again at it (rows
@@ -38,8 +39,10 @@ problems where all five fit; randomized against its base PE, paired by seed; the
 learned table on unseen lengths, plain and randomized. The same verdicts under the variants of
 ``rules.length.VARIANTS`` (every seed fits and unseen ÷ seen, added after the randomized-budget
 rows were read; chance as the floor, added after the summation and parity rows were read; worst
-training length, added after copy's first rows were read) stand beside them in the table to show
-how far each verdict moves; they replace none.
+training length, added after copy's first rows were read; scored at drawn positions, added after
+addition's randomized rows were scored both ways, for the randomized rows whose records carry
+drawn-position scores) stand beside them in the table to show how far each verdict moves; they
+replace none.
 """
 
 from __future__ import annotations
@@ -140,7 +143,8 @@ def verdicts(by_problem: dict[str, dict[str, dict]]) -> dict:
   """Every verdict of the module docstring from ``row_records`` of each problem, and the same
   verdicts under each of ``rules.length.VARIANTS`` (``variants``: {variant: verdicts})."""
   out = _verdicts(by_problem)
-  out["variants"] = {name: _verdicts({p: {label: rewrite(r) for label, r in recs.items()}
+  out["variants"] = {name: _verdicts({p: {label: v for label, r in recs.items()
+                                          if (v := rewrite(r)) is not None}
                                       for p, recs in by_problem.items()})
                      for name, rewrite in length_rules.VARIANTS.items()}
   return out
@@ -249,7 +253,9 @@ def variant_rows(judged: dict) -> dict[str, str]:
   for arm, where in (("", "base budget"), (f"_{ARM}", "randomized rows' budget")):
     if f"ruoss{arm}" not in judged:
       continue
-    out[f"Ruoss et al., {where}"] = judged[f"ruoss{arm}"]["verdict"]
+    ruoss = judged[f"ruoss{arm}"]
+    if judged[f"ruoss_pairs{arm}"]:  # a variant may have no pair to judge ("—" in its column)
+      out[f"Ruoss et al., {where}"] = f"{ruoss['verdict']} ({ruoss['judged']} judged)"
     out |= {f"{label}, {where}": v["outcome"] for label, v in judged[f"ruoss_pairs{arm}"].items()}
     out |= {f"init scale, {label}, {where}": v["verdict"]
             for label, v in judged[f"init_scale{arm}"].items()}
@@ -266,13 +272,16 @@ def variants_table(judged: dict) -> list[str]:
            "the randomized rows' budget were read (\"chance as the floor\" after the summation "
            "and parity rows were read, \"worst training length\" after copy's NoPE, T5-bias and "
            "ALiBi rows were read); the rule's column is the verdict. Under \"chance as the "
-           "floor\" an outcome \"tie at 0\" is a tie at chance. Rows that "
-           "no column judges (a side did not fit under the rule and under every variant) are "
-           "left out.", "",
+           "floor\" an outcome \"tie at 0\" is a tie at chance. \"Scored at drawn positions\" "
+           "was added after addition's randomized rows were scored at drawn test positions; it "
+           "judges only the randomized rows whose records carry drawn-position scores, and "
+           "shows — for the others. Ruoss et al.'s overall verdict gives how many pairs it "
+           "judged. Rows that no column judges (a side did not fit under the rule and under every "
+           "variant) are left out.", "",
            "| verdict | rule | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
   for what, verdict in rule.items():
     row = [verdict, *(moved[n].get(what, "—") for n in names)]
-    if all(v.startswith("did not fit") for v in row):
+    if all(v.startswith("did not fit") or v == "—" for v in row):
       continue  # no column judges it
     lines.append(f"| {what} | " + " | ".join(row) + " |")
   return lines + [""]

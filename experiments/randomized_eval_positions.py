@@ -10,7 +10,8 @@ at test). Ruoss et al.'s released evaluation instead applies the model with a ra
 too, so each test input's positions are a sorted draw from the same range as in training. This
 scores one finished run both ways (``Trainer.evaluate`` with and without ``draw_key``), from its
 latest checkpoint, on the test split: exact match per length n for every model of the run, at the
-true positions and for each of ``--draws`` independent draws (keys 0 … draws − 1), and writes
+true positions and for each of ``--draws`` independent draws (keys 0 … draws − 1; draw 0 is the
+one every randomized run now records at each evaluation, ``report.DRAWN_POSITIONS_KEY``), and writes
 ``experiments/results/randomized_eval_positions/<run folder name>.json``. It changes no study's
 rule or record; it shows how much of a randomized row's score is the evaluation's positions.
 """
@@ -46,6 +47,7 @@ def by_length(run, metrics) -> list[dict[str, float]]:
 
 def score_both_ways(workdir: str, draws: int) -> dict:
   """The record this module writes (module docstring) for the run in ``workdir``."""
+  from learnpe_jax.training import report
   from learnpe_jax.training.restore import load_config, load_run
   if draws < 1:
     raise ValueError(f"--draws={draws} is not allowed: at least 1 draw of the test positions")
@@ -56,7 +58,8 @@ def score_both_ways(workdir: str, draws: int) -> dict:
                      "positions has drawn positions to score at")
   run = load_run(workdir)
   true = by_length(run, run.trainer.evaluate(run.params, "test"))
-  drawn = [by_length(run, run.trainer.evaluate(run.params, "test", jax.random.PRNGKey(d)))
+  first = report.DRAWN_POSITIONS_KEY
+  drawn = [by_length(run, run.trainer.evaluate(run.params, "test", jax.random.PRNGKey(first + d)))
            for d in range(draws)]
   return {"command": "python -m experiments.randomized_eval_positions "
                      f"--workdir={os.path.relpath(workdir, REPO)} --draws={draws}",

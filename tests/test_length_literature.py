@@ -193,3 +193,31 @@ def test_chance_as_the_floor_ties_rows_at_chance_and_keeps_every_other_order():
   assert length.init_scale(high, floor(large))["verdict"] == "small σ better"
   with pytest.raises(ValueError, match="field 'chance' is None; allowed"):
     floor({k: v for k, v in small.items() if k != "chance"} | {"chance": None})
+
+
+def test_scored_at_drawn_positions_reads_only_a_randomized_row_s_drawn_scores():
+  """The variant swaps a randomized row's scores for its drawn-position ones (so a pair can move
+  from "base better" to "randomized better"), leaves base rows (also those at the randomized
+  rows' budget) as they are, and takes out a randomized row whose records have no drawn scores."""
+  drawn = length.VARIANTS["scored at drawn positions"]
+
+  def rec(row, seen, unseen, drawn_scores=None):
+    per_seed = [{"seed": i, "seen": seen, "unseen": u} for i, u in enumerate(unseen)]
+    if drawn_scores:
+      per_seed = [s | {"drawn": {"seen": ds, "unseen": du, "seen_by_length": {"n=1": ds}}}
+                  for s, (ds, du) in zip(per_seed, drawn_scores)]
+    return {"row": row, "sigma": 1.0, "per_seed": per_seed, "seen": stats.over_seeds([seen] * 3),
+            "score": stats.over_seeds(unseen)}
+  base = rec("rope", 1.0, [0.40, 0.45, 0.42])
+  rand = rec("randomized_rope", 0.96, [0.10, 0.12, 0.11],
+             [(1.0, 0.80), (0.99, 0.85), (1.0, 0.82)])
+  assert lit.randomized_vs_base(base, rand)["outcome"] == "base better"
+  moved = drawn(rand)
+  assert [s["unseen"] for s in moved["per_seed"]] == [0.80, 0.85, 0.82]
+  assert moved["seen"]["mean"] == pytest.approx((1.0 + 0.99 + 1.0) / 3)
+  assert moved["per_seed"][0]["seen_by_length"] == {"n=1": 1.0}
+  assert lit.randomized_vs_base(drawn(base), moved)["outcome"] == "randomized better"
+  assert drawn(base) is base and drawn(rec("randomized_budget/rope", 1.0, [0.4] * 3))["row"] == (
+      "randomized_budget/rope")
+  assert drawn(rec("randomized_budget/randomized_rope", 1.0, [0.4] * 3)) is None
+  assert drawn(rec("randomized_learned", 1.0, [0.4] * 3)) is None

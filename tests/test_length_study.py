@@ -562,11 +562,17 @@ def test_the_docs_words_on_the_randomized_budget_hold_on_the_kept_tables():
   assert large["score"]["mean"] < small["score"]["mean"] and large["seen"]["mean"] < small["seen"]["mean"]
   assert length_rules.fits(large) and min(large["seen"]["values"]) < length_budget.FIT
   assert all(r["score"]["mean"] < 0.05 for r in (arm("learned σ=0.1"), arm("learned σ=2")))
-  moved = {name: v[f"init_scale_{ls.ARM}"]["sorting: randomized_learned"]["verdict"]
-           for name, v in study["verdicts"]["variants"].items()}
+  variants = study["verdicts"]["variants"]
+  moved = {name: variants[name][f"init_scale_{ls.ARM}"]["sorting: randomized_learned"]["verdict"]
+           for name in ("every seed fits", "unseen ÷ seen", "chance as the floor",
+                        "worst training length")}
   assert moved == {"every seed fits": length_rules.DID_NOT_FIT, "unseen ÷ seen": "small σ better",
                    "chance as the floor": "small σ better",
                    "worst training length": length_rules.DID_NOT_FIT}
+  # Scored at drawn positions: judged only once the rows' records carry drawn-position scores.
+  drawn = variants["scored at drawn positions"][f"init_scale_{ls.ARM}"]
+  recorded = all("drawn" in s for r in (small, large) for s in r["per_seed"])
+  assert ("sorting: randomized_learned" in drawn) == recorded
   worst = length_rules.worst_training_length(large)  # "its mean at n = 2 is below 0.95"
   assert worst["seen"]["mean"] < length_budget.FIT and [s["seen"] for s in worst["per_seed"]] == [
       s["seen_by_length"]["n=2"] for s in large["per_seed"]]

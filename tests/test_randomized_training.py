@@ -1,7 +1,7 @@
 """Training with randomized positions (Ruoss et al. 2023; ``model.randomized_positions``): each
 step's positions are sorted distinct draws from a longer range, the table grows to that range and
-every row of it is trained, evaluation reads the true positions, and what cannot work is refused
-before anything compiles."""
+every row of it is trained, evaluation reads the true positions (and records scores at drawn ones
+beside them), and what cannot work is refused before anything compiles."""
 
 import jax
 import jax.numpy as jnp
@@ -102,6 +102,30 @@ def test_evaluation_at_drawn_positions_is_reproducible_and_reads_them(data_dir):
   assert not np.array_equal(drawn[0]["loss"], drawn[2]["loss"])
   assert not np.array_equal(drawn[0]["loss"], true["loss"])
   assert drawn[0]["score_by_level"].shape == true["score_by_level"].shape
+
+
+@pytest.mark.e2e
+def test_a_randomized_run_records_drawn_position_scores_beside_the_true_ones(data_dir):
+  """``report.evaluate_all`` (every evaluation row and summary): a randomized run's records carry
+  ``drawn_test_*``, the scores at the draw ``PRNGKey(DRAWN_POSITIONS_KEY)`` (draw 0 of
+  ``experiments.randomized_eval_positions``), beside the unprefixed scores at the true positions;
+  the training split is not drawn, and a run without randomized positions records none."""
+  from learnpe_jax.training import report, sharding
+  trainer = checked_trainer(_config(data_dir))
+  params = trainer.init()["models"]["params"]
+  rows = report.evaluate_all(trainer, params, ("train", "test"))
+  key = jax.random.PRNGKey(report.DRAWN_POSITIONS_KEY)
+  for result, prefix in ((trainer.evaluate(params, "test"), ""),
+                         (trainer.evaluate(params, "test", key), "drawn_")):
+    result = sharding.to_host(result)
+    for i, row in enumerate(rows):
+      fields = report.eval_fields(trainer.task, "test", result, i)
+      assert {k: row[prefix + k] for k in fields} == fields
+  assert rows[0]["drawn_test_loss"] != rows[0]["test_loss"]  # other positions, other outputs
+  assert not any(k.startswith("drawn_train") for k in rows[0])
+  plain = checked_trainer(_config(data_dir, randomized=0))
+  plain_rows = report.evaluate_all(plain, plain.init()["models"]["params"], ("train", "test"))
+  assert not any(k.startswith("drawn_") for row in plain_rows for k in row)
 
 
 def test_scoring_at_drawn_positions_refuses_a_run_without_randomized_positions(tmp_path, data_dir):

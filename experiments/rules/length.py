@@ -52,6 +52,13 @@ and ALiBi rows were read: the rule's fit reads the mean over the training length
 probe (``experiments.length_budget``) asks every training length to reach ``FIT``, and copy's and
 reverse's NoPE rows fit by the first with their longest training length below the second. The
 variant reads the probe's bar on the mean over seeds: a row fits when each training length does.
+A fifth, *scored at drawn positions* (``drawn_positions``), was added after addition's
+randomized probe was read and its checkpoints were scored both ways
+(``experiments.randomized_eval_positions``):
+the rule scores a randomized row at the true test positions, as the study defines the method,
+while Ruoss et al.'s released code scores at positions drawn as in training. The variant reads
+each randomized row's drawn-position scores (recorded by every randomized run from then on; rows
+trained before have none and get no verdict under it) and leaves the other rows as they are.
 
 Rule v1 (as run; kept to show its verdicts beside v2): NoPE's mean unseen score ≥ each rival's on
 ≥ 2 of 3 problems agrees, else disagrees; init scale and closer-to-NoPE the Welch test alone.
@@ -287,8 +294,23 @@ def worst_training_length(rec: dict) -> dict:
   return _rewritten(rec, [s | {"seen": s["seen_by_length"][worst]} for s in rec["per_seed"]])
 
 
+def drawn_positions(rec: dict) -> dict | None:
+  """Variant: a randomized row's seen and unseen scores (and ``seen_by_length``) read at drawn test
+  positions, each seed's ``drawn`` entry (``length_curves.per_seed``), as Ruoss et al.'s released
+  code scores; other rows unchanged (they have no drawn positions). None, so that no verdict uses
+  it, for a randomized row whose records carry no drawn scores (trained before runs recorded
+  them)."""
+  if not rec.get("row", "").rsplit("/", 1)[-1].startswith("randomized_"):
+    return rec
+  drawn = [s.get("drawn") for s in rec["per_seed"]]
+  if not all(drawn):
+    return None
+  return _rewritten(rec, [s | d for s, d in zip(rec["per_seed"], drawn)])
+
+
 VARIANTS = {"every seed fits": every_seed_fits, "unseen ÷ seen": unseen_over_seen,
-            "chance as the floor": chance_as_floor, "worst training length": worst_training_length}
+            "chance as the floor": chance_as_floor, "worst training length": worst_training_length,
+            "scored at drawn positions": drawn_positions}
 
 
 def _not_fitting(named: dict[str, dict]) -> list[str]:

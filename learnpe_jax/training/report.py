@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 
+import jax
 import numpy as np
 
 from learnpe_jax.seed_stats import mean_sd_text
@@ -39,14 +40,32 @@ def unseen_levels(models: list[dict], score: str) -> list[str]:
   return [level for level in test if trained and level not in trained]
 
 
+DRAWN_POSITIONS_KEY = 0  # the key of the drawn-position scores (``evaluate_all``)
+
+
 def evaluate_all(trainer, params, splits) -> list[dict]:
   """Per model: the ``eval_fields`` of every split in ``splits``, merged (one device pull per
-  split)."""
+  split).
+
+  A run trained with ``model.randomized_positions`` (Ruoss et al. 2023) is also scored at drawn
+  positions on every split but "train": the same fields prefixed ``drawn_``
+  (``drawn_test_accuracy_by_level``, …), each batch's positions drawn as training draws them
+  (``Trainer.evaluate``'s ``draw_key`` = ``PRNGKey(DRAWN_POSITIONS_KEY)``, the same draw at every
+  evaluation and for every model), which is how Ruoss et al.'s released code scores its models.
+  The unprefixed fields stay at the task's own positions 0 … n − 1, the positions the studies'
+  rules read."""
   rows = [{} for _ in range(trainer.axis.size)]
   for split in splits:
     result = sharding.to_host(trainer.evaluate(params, split))
     for i, row in enumerate(rows):
       row.update(eval_fields(trainer.task, split, result, i))
+  if trainer.config.model.randomized_positions:
+    key = jax.random.PRNGKey(DRAWN_POSITIONS_KEY)
+    for split in (s for s in splits if s != "train"):
+      result = sharding.to_host(trainer.evaluate(params, split, key))
+      for i, row in enumerate(rows):
+        fields = eval_fields(trainer.task, split, result, i)
+        row.update({f"drawn_{k}": v for k, v in fields.items()})
   return rows
 
 
