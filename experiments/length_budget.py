@@ -43,9 +43,10 @@ import numpy as np
 from experiments.framework import records
 from experiments.framework.runner import Job
 from experiments.framework.study import Study
+from experiments.rules import length as length_rules
 from learnpe_jax.tasks.lengthgen.generate import PROBLEMS
 
-FIT = 0.95
+FIT = length_rules.FIT
 MAX_STEPS = 10_000
 EVERY = 500
 LEARNING_RATES = (3e-4, 1e-3, 3e-3)
@@ -111,7 +112,7 @@ def first_kept_fit(curve: list[tuple[int, float]]) -> int | None:
   """The first step from which the seen score stays ≥ FIT at every later evaluation."""
   first = None
   for step, score in curve:
-    if score >= FIT - 1e-9:
+    if length_rules.reaches_fit(score):
       first = step if first is None else first
     else:
       first = None

@@ -75,6 +75,7 @@ from experiments import rules
 from experiments.framework import stats
 
 FIT = 0.95
+FIT_TOLERANCE = 1e-6  # float32 scores (``reaches_fit``)
 ALPHA = 0.05
 RIVALS = ("rope", "sinusoidal_1d", "learned")  # NoPE's rivals in the paper ("learned" per σ)
 RELATIVE = ("t5_bias", "alibi", "rope")         # the paper's relative PEs, reported, not judged
@@ -100,9 +101,18 @@ def seen(rec: dict) -> float:
   return float(np.mean([s["seen"] for s in rec["per_seed"]]))
 
 
+def reaches_fit(score: float) -> bool:
+  """``score`` ≥ ``FIT``, to ``FIT_TOLERANCE``: exact match is scored in float32, where 95 of 100
+  is 0.94999999, and means of such scores round further. (Until the drawn-position scores were
+  added the tolerance was 1e-9, under which 95 of 100 fell short of 0.95; on the kept records the
+  correction moves the first kept fit of three probe curves, earlier, and no probe's budget and no
+  verdict of the length study, as ``tests/test_length_literature.py`` checks.)"""
+  return score >= FIT - FIT_TOLERANCE
+
+
 def fits(rec: dict) -> bool:
-  """``seen(rec)`` ≥ ``FIT`` (to 1e-9: rounding of the mean)."""
-  return seen(rec) >= FIT - 1e-9
+  """``seen(rec)`` reaches ``FIT`` (``reaches_fit``)."""
+  return reaches_fit(seen(rec))
 
 
 def unseen(rec: dict) -> list[float]:
