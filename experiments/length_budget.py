@@ -43,6 +43,7 @@ import numpy as np
 from experiments.framework import records
 from experiments.framework.runner import Job
 from experiments.framework.study import Study
+from experiments.length_curves import DRAWN_SCORES, SCORES
 from experiments.rules import length as length_rules
 from learnpe_jax.tasks.lengthgen.generate import PROBLEMS
 
@@ -71,8 +72,8 @@ def tier_overrides(tier: int) -> dict:
   return TIERS[tier] | trimmed(tier)
 
 
-CURVE_FIELDS = ("step", "model", "seed", "learning_rate", "test_accuracy_by_level",
-                "drawn_test_accuracy_by_level")  # the last: randomized runs only
+CURVE_FIELDS = ("step", "model", "seed", "learning_rate", SCORES, DRAWN_SCORES)  # the last:
+# randomized runs only
 
 
 def rounded(steps: int) -> int:
@@ -92,19 +93,22 @@ JOBS = tuple(job(problem, pe, tier) for tier in TIERS for problem in PROBLEMS fo
 STUDY = Study("length_budget", JOBS)
 
 
-def seen_score(row: dict, max_train_length: int) -> float:
-  """The worst training length's exact match in one eval row (``test_accuracy_by_level``)."""
-  by_level = row["test_accuracy_by_level"]
+def seen_score(row: dict, max_train_length: int, field: str = SCORES) -> float:
+  """The worst training length's exact match in one eval row (``field``: the scores at the true
+  positions, or ``DRAWN_SCORES``)."""
+  by_level = row[field]
   return min(by_level[f"n={n}"] for n in range(1, max_train_length + 1))
 
 
-def seen_curves(rows: list[dict], job_name: str, max_train_length: int = 8
-                ) -> dict[float, list]:
-  """{learning rate: [(step, seen score), …]} of one job's eval rows, by step."""
+def seen_curves(rows: list[dict], job_name: str, max_train_length: int = 8,
+                field: str = SCORES) -> dict[float, list]:
+  """{learning rate: [(step, seen score), …]} of one job's eval rows, by step (read from
+  ``field``)."""
   out: dict[float, list] = {}
   for r in sorted(records.of_job(rows, job_name), key=lambda r: r["step"]):
-    if r.get("test_accuracy_by_level"):
-      out.setdefault(r["learning_rate"], []).append((r["step"], seen_score(r, max_train_length)))
+    if r.get(field):
+      out.setdefault(r["learning_rate"], []).append(
+          (r["step"], seen_score(r, max_train_length, field)))
   return out
 
 
@@ -120,11 +124,12 @@ def first_kept_fit(curve: list[tuple[int, float]]) -> int | None:
 
 
 def budget_of_jobs(rows: list[dict], job_names: dict[str, str],
-                   max_train_length: int = 8) -> dict | None:
+                   max_train_length: int = 8, field: str = SCORES) -> dict | None:
   """The rule (module docstring) over the probe jobs ``{pe: job name}``: each PE's learning rate,
   the problem's learning rate and the first step from which every PE keeps the fit; None while a
-  job's curve is missing."""
-  curves = {pe: seen_curves(rows, name, max_train_length) for pe, name in job_names.items()}
+  job's curve (of ``field``) is missing."""
+  curves = {pe: seen_curves(rows, name, max_train_length, field)
+            for pe, name in job_names.items()}
   if not all(curves.values()):
     return None
   last = {pe: {lr: c[-1][1] for lr, c in by_lr.items()} for pe, by_lr in curves.items()}
@@ -157,10 +162,10 @@ def held_cell(b: dict) -> str:
 
 
 def problem_budget(rows: list[dict], problem: str, tier: int, job_names: dict[str, str],
-                   max_train_length: int = 8) -> dict | None:
+                   max_train_length: int = 8, field: str = SCORES) -> dict | None:
   """``budget_of_jobs`` over ``job_names`` ({label: job name}), with the problem, the tier and
   its model; None while a job is missing."""
-  b = budget_of_jobs(rows, job_names, max_train_length)
+  b = budget_of_jobs(rows, job_names, max_train_length, field)
   return None if b is None else {"problem": problem, "tier": tier, "model": TIERS[tier]} | b
 
 
@@ -215,15 +220,16 @@ def probe_table(study: Study, root: str, title: str, intro: str, columns: tuple[
   """Publish a budget probe's ``table.md`` and ``table.json``: ``probes`` = {key: (problem,
   tier)}, each judged by ``problem_budget`` over ``job_names(problem, tier)`` ({label: job name};
   skipped while one is missing), one row per key with each label's seen score under ``columns``
-  (one heading per label, in order); ``findings.md`` below the table."""
+  (one heading per label, in order); ``findings.md`` below the table. Where the probes' runs also
+  record scores at drawn test positions (randomized runs: ``report.evaluate_all``), the same rule
+  on those follows as a variant (``table.json``: ``drawn_positions``); it sets no budget."""
   models = study.records(root)
   rows = study.curves(root, CURVE_FIELDS)
-  lines = [f"# {title}", "", intro, "",
-           "| problem | tier | fits | budget (steps) | evaluations the fit held | lr | "
-           + "".join(f"{column} seen | " for column in columns)
-           + "minutes per job | model-steps/s |", "|---|---|---|---|---|---|" + "---|" * (
-               len(columns) + 2)]
-  table = {}
+  header = ("| problem | tier | fits | budget (steps) | evaluations the fit held | lr | "
+            + "".join(f"{column} seen | " for column in columns))
+  lines = [f"# {title}", "", intro, "", header + "minutes per job | model-steps/s |",
+           "|---|---|---|---|---|---|" + "---|" * (len(columns) + 2)]
+  table, drawn_lines = {}, []
   for key, (problem, tier) in probes.items():
     names = job_names(problem, tier)
     b = problem_budget(rows, problem, tier, names)
@@ -231,15 +237,27 @@ def probe_table(study: Study, root: str, title: str, intro: str, columns: tuple[
       continue
     minutes, speed = cost(models, list(names.values()))
     table[key] = b | {"minutes_per_job": minutes, "model_steps_per_s": speed}
-    lines.append(f"| {problem} | {tier} | {'yes' if b['fits'] else 'no'} | "
-                 f"{b['steps'] if b['fits'] else '—'} | {held_cell(b)} | "
-                 f"{b['learning_rate']:g} | " + "".join(f"{seen_cell(b, label)} | "
-                                                         for label in names)
-                 + f"{minutes:.1f} | {speed:.1f} |")
+    lines.append(_budget_row(problem, tier, b, names) + f"{minutes:.1f} | {speed:.1f} |")
+    drawn = problem_budget(rows, problem, tier, names, field=DRAWN_SCORES)
+    if drawn is not None:
+      table[key]["drawn_positions"] = drawn
+      drawn_lines.append(_budget_row(problem, tier, drawn, names))
+  if drawn_lines:
+    lines += ["", "The same rule on the scores at drawn test positions (a variant, added after the "
+              "probes above had run: randomized runs record them since then; the budget is the "
+              "row above):", "", header, "|---|---|---|---|---|---|" + "---|" * len(columns),
+              *drawn_lines]
   lines += findings(study)
   text = "\n".join(lines) + "\n"
   study.publish(text, table, splice=False)
   return text
+
+
+def _budget_row(problem: str, tier: int, b: dict, names: dict[str, str]) -> str:
+  """A probe table's row up to the seen scores (``problem_budget``'s ``b``)."""
+  return (f"| {problem} | {tier} | {'yes' if b['fits'] else 'no'} | "
+          f"{b['steps'] if b['fits'] else '—'} | {held_cell(b)} | {b['learning_rate']:g} | "
+          + "".join(f"{seen_cell(b, label)} | " for label in names))
 
 
 def tabulate(root: str) -> str:

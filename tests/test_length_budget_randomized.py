@@ -40,3 +40,28 @@ def test_the_rule_is_the_base_rule_over_the_two_randomized_probes(tmp_path):
   own = rb.budgets(str(path))
   assert list(own) == ["lego"] and own["lego"]["steps"] == 1500
   assert rb.budgets(str(tmp_path / "missing.json")) == {}
+
+
+def test_the_drawn_position_variant_reads_its_own_scores_and_never_sets_the_budget(tmp_path):
+  """A probe whose runs record scores at drawn positions too is judged on them as a variant
+  (``problem_budget(..., field=DRAWN_SCORES)``): here the true positions never fit and the drawn
+  ones do; the budget the study reads stays the rule's (no budget)."""
+  from experiments.length_curves import DRAWN_SCORES
+  true = {"rope": {1e-3: [0.2, 0.3, 0.4]}, "sinusoidal_1d": {1e-3: [0.1, 0.2, 0.3]}}
+  drawn = {"rope": {1e-3: [0.5, 0.97, 0.98]}, "sinusoidal_1d": {1e-3: [0.9, 0.96, 0.99]}}
+  rows = _rows("lego", 1, true)
+  for row, moved in zip(rows, _rows("lego", 1, drawn), strict=True):
+    row[DRAWN_SCORES] = moved["test_accuracy_by_level"]
+  rule = rb.budget(rows, "lego", 1)
+  variant = length_budget.problem_budget(rows, "lego", 1, rb.probe_jobs("lego", 1),
+                                         field=DRAWN_SCORES)
+  assert not rule["fits"] and variant["fits"] and variant["steps"] == 2 * length_budget.EVERY
+  assert variant["seen_at_last_step"] == {"rope": 0.98, "sinusoidal_1d": 0.99}
+  assert length_budget._budget_row("lego", 1, variant, rb.probe_jobs("lego", 1)).startswith(
+      f"| lego | 1 | yes | {2 * length_budget.EVERY} | 2 | 0.001 | 0.980 | 0.990 |")
+  # Runs without drawn scores (every non-randomized run, and randomized ones before) have none.
+  assert length_budget.problem_budget(_rows("lego", 1, true), "lego", 1,
+                                      rb.probe_jobs("lego", 1), field=DRAWN_SCORES) is None
+  path = tmp_path / "table.json"
+  path.write_text(json.dumps({"lego": rule | {"drawn_positions": variant}}))
+  assert rb.budgets(str(path)) == {}
