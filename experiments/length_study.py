@@ -181,14 +181,18 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
   lines = ["# Length generalisation at a budget that fits", "",
            f"Command: `{cmd}` (rules in its docstring and `experiments/rules/length_literature.py`, "
            "written before the runs). Exact match over seeds, mean [95% interval]; seen: n ≤ 8, "
-           "unseen: 8 < n ≤ 16. A row that does not fit (seen < 0.95) gets no verdict.", ""]
+           "unseen: 8 < n ≤ 16. A row that does not fit (seen < 0.95) gets no verdict. The rule "
+           "scores every row at the true test positions; a randomized row whose runs recorded "
+           "them also shows its scores at drawn ones (the variant \"scored at drawn positions\" "
+           "below; — where not recorded or not randomized).", ""]
   own_table = own_budgets()
   for problem, recs in by_problem.items():
     b = budget_table[problem]
     lines += [f"## {problem}", "",
               f"Budget: {b['steps']:,} steps, lr {b['learning_rate']:g}, tier {b['tier']} "
               f"({'fits' if b['fits'] else 'no probed tier fits: the last tier in full'}).", "",
-              "| row | seen | unseen | fits | minutes per job |", "|---|---|---|---|---|"]
+              "| row | seen | unseen | fits | at drawn positions: seen, unseen | minutes per job |",
+              "|---|---|---|---|---|---|"]
     own, bases, source = own_table.get(problem, (None, (), ""))
     if own:
       which = ("each randomized row with its base row" if bases == RANDOMIZED_BASES
@@ -198,8 +202,11 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
     for label, r in recs.items():
       fits = "yes" if length_rules.fits(r) else "**did not fit: no verdict**"
       minutes = f"{r['minutes']:.1f}" if r.get("minutes") else "—"
+      drawn = length_rules.drawn_positions(r)
+      at_drawn = ("—" if drawn is None or drawn is r else
+                  f"{interval(drawn['seen'])}, {interval(drawn['score'])}")
       lines.append(f"| {label} | {interval(r['seen'])} | {interval(r['score'])} | {fits} | "
-                   f"{minutes} |")
+                   f"{at_drawn} | {minutes} |")
     lines += ["", f"![{problem}]({problem}.png)", ""]
     if own and any(label.startswith(f"{ARM}/") for label in recs):
       lines += [f"![{problem} at the randomized rows' budget]({problem}_{ARM}.png)", ""]
