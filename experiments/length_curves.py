@@ -112,8 +112,9 @@ def closer_to_none(models_by_row: dict[str, list[dict]], small: float, large: fl
 def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str,
                   command: str = "") -> None:
   """Accuracy against length n, one panel per PE: mean over seeds and 95% interval per σ (one
-  line for a fixed PE); the dashed line follows the longest training length. ``command``: what
-  made it (default: the benchmark's command for ``task``)."""
+  line for a fixed PE; dotted, a randomized run's mean at drawn test positions where recorded);
+  the dashed line follows the longest training length. ``command``: what made it (default: the
+  benchmark's command for ``task``)."""
   import matplotlib
   matplotlib.use("Agg")
   import matplotlib.pyplot as plt
@@ -138,6 +139,9 @@ def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str,
       ax.plot(ns, mean, marker="o", ms=2, color=color, label=label)
       ax.fill_between(ns, [s["lo"] for s in per_n], [s["hi"] for s in per_n], color=color,
                       alpha=0.2)
+      if all(m.get(DRAWN_SCORES) for m in group):  # a randomized run's scores at drawn positions
+        drawn = [np.mean([m[DRAWN_SCORES][f"n={n}"] for m in group]) for n in ns]
+        ax.plot(ns, drawn, ls=":", color=color, label=f"{label}, drawn positions")
     ax.axvline(max(lengths(models, "train_accuracy")) + 0.5, color="grey", ls="--", lw=0.8)
     ax.set_title(row, fontsize=9)
     ax.set_ylim(-0.05, 1.05)

@@ -189,3 +189,20 @@ def test_chance_on_the_unseen_lengths_is_what_blind_guesses_score(problem):
   scores = draws.mean(axis=1)
   assert chance["mean"] == pytest.approx(scores.mean(), abs=3 * chance["sd"] / np.sqrt(20000))
   assert chance["sd"] == pytest.approx(scores.std(), rel=0.03)
+
+
+def test_a_randomized_run_s_drawn_position_scores_enter_per_seed_and_the_figure(tmp_path):
+  """``per_seed`` adds ``drawn`` (seen, unseen, seen_by_length read from the drawn-position
+  scores) only to a model that recorded them, and the curves figure draws them (another image)."""
+  plain = [_model([1.0, 1.0, 0.5, 0.0], seed=s) for s in range(2)]
+  drawn = [m | {length_curves.DRAWN_SCORES: {"n=1": 1.0, "n=2": 0.9, "n=3": 0.8, "n=4": 0.6}}
+           for m in plain]
+  assert all("drawn" not in s for s in length_curves.per_seed(plain))
+  entry = length_curves.per_seed(drawn)[0]
+  assert (entry["seen"], entry["unseen"]) == (1.0, 0.25)
+  assert entry["drawn"]["seen"] == pytest.approx(0.95) and entry["drawn"]["unseen"] == 0.7
+  assert entry["drawn"]["seen_by_length"] == {"n=1": 1.0, "n=2": 0.9}
+  paths = [tmp_path / "plain.png", tmp_path / "drawn.png"]
+  for models, path in zip((plain, drawn), paths):
+    length_curves.curves_figure("copy", {"randomized_rope": models}, str(path), command="test")
+  assert paths[0].read_bytes() != paths[1].read_bytes()
