@@ -254,8 +254,11 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
   return "\n".join(lines + variants_table(judged)).rstrip() + "\n"
 
 
-def variant_rows(judged: dict) -> dict[str, str]:
-  """{what: verdict} of one set of verdicts, in the order the variants table lists them."""
+def variant_rows(judged: dict, with_p: bool = False) -> dict[str, str]:
+  """{what: verdict} of one set of verdicts, in the order the variants table lists them
+  (``with_p``: each judged pair's and init scale's p value after it)."""
+  p_of = lambda text, p: (f"{text} (p {p:.2g})" if with_p and not text.startswith("did not fit")
+                          and p == p else text)
   out = {"Kazemnejad et al.'s ranking": judged["kazemnejad"]["mean"]["verdict"]}
   for arm, where in (("", "base budget"), (f"_{ARM}", "randomized rows' budget")):
     if f"ruoss{arm}" not in judged:
@@ -263,8 +266,9 @@ def variant_rows(judged: dict) -> dict[str, str]:
     ruoss = judged[f"ruoss{arm}"]
     if judged[f"ruoss_pairs{arm}"]:  # a variant may have no pair to judge ("—" in its column)
       out[f"Ruoss et al., {where}"] = f"{ruoss['verdict']} ({ruoss['judged']} judged)"
-    out |= {f"{label}, {where}": v["outcome"] for label, v in judged[f"ruoss_pairs{arm}"].items()}
-    out |= {f"init scale, {label}, {where}": v["verdict"]
+    out |= {f"{label}, {where}": p_of(v["outcome"], v["p_randomized_better"])
+            for label, v in judged[f"ruoss_pairs{arm}"].items()}
+    out |= {f"init scale, {label}, {where}": p_of(v["verdict"], v["p"])
             for label, v in judged[f"init_scale{arm}"].items()}
   return out
 
