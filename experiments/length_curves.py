@@ -121,7 +121,7 @@ def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str,
   rows = [r for r in models_by_row if models_by_row[r]]
   if not rows:
     return
-  cols = 6
+  cols = min(6, len(rows))
   fig, axes = plt.subplots(-(-len(rows) // cols), cols, figsize=(2.6 * cols, 2.2 * -(-len(rows) // cols)),
                            sharex=True, sharey=True, squeeze=False)
   for ax in axes.flat[len(rows):]:

@@ -26,9 +26,10 @@ retrained row, three times: on the length study's kept records; with the randomi
 by the retrained ones, by the rule (true positions); and the same under the variant "scored at
 drawn positions" (``rules.length.drawn_positions``). The first two columns show how far a verdict
 moves when its randomized rows are trained again; the last two, how far when the same models are
-scored at drawn positions. A retrained row need not equal its kept numbers: XLA compiles for the
-host's CPU, and thousands of steps amplify the last bits of a difference, so a row trained on
-another host is another sample of the same command, not a copy.
+scored at drawn positions. A retrained row need not equal its kept numbers: the same command
+trains bit for bit alike on one host, but XLA compiles for the host's CPU and thousands of steps
+amplify the last bits of a difference, so a row trained on another host is another sample of the
+same command, not a copy.
 """
 
 from __future__ import annotations
