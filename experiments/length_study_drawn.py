@@ -98,6 +98,14 @@ def _involves_a_randomized_row(what: str) -> bool:
   return not what.startswith("Kazemnejad")
 
 
+def _seen_unseen(rec: dict | None) -> str:
+  return "—" if rec is None else f"{interval(rec['seen'])}, {interval(rec['score'])}"
+
+
+def _fits(rec: dict | None) -> str:
+  return "—" if rec is None else "yes" if length_rules.fits(rec) else "no"
+
+
 def markdown(kept: dict, merged: dict, retrained: dict) -> str:
   cmd = "python -m experiments.length_study_drawn"
   lines = ["# The randomized rows retrained, scored at true and at drawn positions", "",
@@ -114,11 +122,9 @@ def markdown(kept: dict, merged: dict, retrained: dict) -> str:
               "|---|---|---|---|---|---|"]
     for label, r in recs.items():
       old, drawn = kept[problem].get(label), length_rules.drawn_positions(r)
-      fit = lambda rec: "—" if rec is None else "yes" if length_rules.fits(rec) else "no"
-      pair = lambda rec: "—" if rec is None else f"{interval(rec['seen'])}, {interval(rec['score'])}"
       minutes = f"{r['minutes']:.1f}" if r.get("minutes") else "—"
-      lines.append(f"| {label} | {pair(old)} | {pair(r)} | {pair(drawn)} | {fit(r)}; "
-                   f"{fit(drawn)} | {minutes} |")
+      lines.append(f"| {label} | {_seen_unseen(old)} | {_seen_unseen(r)} | {_seen_unseen(drawn)} "
+                   f"| {_fits(r)}; {_fits(drawn)} | {minutes} |")
     lines += ["", f"![{problem}]({problem}.png)", ""]
   columns = verdict_columns(kept, merged)
   names = list(columns)

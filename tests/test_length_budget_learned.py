@@ -88,9 +88,9 @@ def test_the_findings_hold_on_the_kept_curves():
           "the randomized table does not learn the training lengths") in doc
   assert "on summation it meets the fit at some evaluations and keeps it at none" in doc
   readme = words_of(f"{REPO}/README.md")
-  assert ("On parity and summation it gets none: there the large-σ randomized table does not "
-          "learn the training lengths, even given steps of its own") in readme
-  with open(f"{ls.STUDY.dir}/table.json") as f:  # "it gets none" at the base budget too
+  assert ("On parity and summation the init scale gets no verdict: there the large-σ randomized "
+          "table does not learn the training lengths, even given steps of its own") in readme
+  with open(f"{ls.STUDY.dir}/table.json") as f:  # "no verdict" at the base budget too
     study = json.load(f)
   for problem in ("parity", "summation"):
     assert study["verdicts"]["init_scale"][f"{problem}: randomized_learned"]["verdict"] == (
