@@ -47,6 +47,7 @@ replace none.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -257,8 +258,8 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
 def variant_rows(judged: dict, with_p: bool = False) -> dict[str, str]:
   """{what: verdict} of one set of verdicts, in the order the variants table lists them
   (``with_p``: each judged pair's and init scale's p value after it)."""
-  p_of = lambda text, p: (f"{text} (p {p:.2g})" if with_p and not text.startswith("did not fit")
-                          and p == p else text)
+  p_of = lambda text, p: (f"{text} (p {p:.2g})" if with_p and math.isfinite(p)
+                          and not text.startswith("did not fit") else text)
   out = {"Kazemnejad et al.'s ranking": judged["kazemnejad"]["mean"]["verdict"]}
   for arm, where in (("", "base budget"), (f"_{ARM}", "randomized rows' budget")):
     if f"ruoss{arm}" not in judged:

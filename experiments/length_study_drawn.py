@@ -6,8 +6,10 @@ test positions: the rule's verdicts and the variant "scored at drawn positions" 
     python -m experiments.length_study_drawn --jobs=parity/randomized_rope,... --lanes=2
     python -m experiments.length_study_drawn --tabulate               # tables, verdicts, figures
 
-Why (written after addition's randomized probe was scored both ways,
-``experiments.randomized_eval_positions``, and before any run of this module): the length study
+Why (the variant "scored at drawn positions" was written after addition's randomized probe was
+scored both ways, ``experiments.randomized_eval_positions``, and before any row here was trained;
+this module after parity's three rows had been retrained with the length study's own command,
+``--retrain``, their folders then moved here, and before any other row): the length study
 scores a randomized row at the true test positions 0 … n − 1, as its rules say, while Ruoss et
 al.'s released code scores at positions drawn as in training. Runs record both since then
 (``report.evaluate_all``: ``drawn_test_accuracy_by_level``), but the study's kept randomized rows
@@ -18,8 +20,7 @@ the length study keeps its records and verdicts as they were.
 
 Rows: the randomized rows of ``length_study`` (at the base budget and, where a probe set one, at
 the randomized rows' own budget) on ``PROBLEMS``, those it kept before runs recorded drawn scores.
-Their base rows are the length study's kept ones, not trained
-again.
+Their base rows are the length study's kept ones, not trained again.
 
 Verdicts: ``length_study.verdicts`` (rules written before the study's runs) on the problems with a
 retrained row, three times: on the length study's kept records; with the randomized rows replaced
