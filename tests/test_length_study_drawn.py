@@ -120,6 +120,13 @@ def test_the_docs_words_on_sorting_retrained_and_scored_at_drawn_positions_hold(
       assert drawn[pair(label)].startswith("randomized better"), (prefix, label)
   for label, rec in retrained.items():  # "every randomized row on sorting fits" at drawn positions
     assert length_rules.fits(length_rules.drawn_positions(rec)), label
+  models = records.read(lsd.STUDY.dir)
+  for job in ("sorting/randomized_sinusoidal_1d", f"sorting/{arm}randomized_sinusoidal_1d"):
+    group = records.of_job(models, job)
+    mean = lambda field, n: sum(m[field][f"n={n}"] for m in group) / len(group)
+    true = [mean("test_accuracy_by_level", n) for n in range(1, 17)]
+    assert max(true[2:]) < 0.95, job  # "below 0.95 at every length from n = 3 on"
+    assert min(mean("drawn_test_accuracy_by_level", n) for n in range(1, 11)) >= 0.93, job
   doc = words_of(f"{REPO}/docs/length_generalisation.md")
   for words in ("the kept rows gave \"small σ better\" (p 0.03), on a σ-2 table that fitted its "
                 "training lengths by 0.001 (0.951)", "the σ-2 table's seen score is 0.937",
