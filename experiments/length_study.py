@@ -204,7 +204,7 @@ def markdown(by_problem: dict[str, dict[str, dict]], judged: dict, budget_table:
       fits = "yes" if length_rules.fits(r) else "**did not fit: no verdict**"
       minutes = f"{r['minutes']:.1f}" if r.get("minutes") else "—"
       drawn = length_rules.drawn_positions(r)
-      at_drawn = ("—" if drawn is None or drawn is r else
+      at_drawn = ("—" if not length_rules.is_randomized_row(r["row"]) or drawn is None else
                   f"{interval(drawn['seen'])}, {interval(drawn['score'])}")
       lines.append(f"| {label} | {interval(r['seen'])} | {interval(r['score'])} | {fits} | "
                    f"{at_drawn} | {minutes} |")

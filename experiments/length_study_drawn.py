@@ -48,8 +48,8 @@ DRAWN = "scored at drawn positions"
 
 
 def is_randomized(job) -> bool:
-  """A row trained with randomized positions (``randomized_…``, at either budget)."""
-  return job.name.rsplit("/", 1)[-1].startswith("randomized_")
+  """A job of a row trained with randomized positions (``rules.length.is_randomized_row``)."""
+  return length_rules.is_randomized_row(job.name)
 
 
 # The problems whose randomized rows the length study kept before runs recorded drawn scores
@@ -107,7 +107,9 @@ def _fits(rec: dict | None) -> str:
   return "—" if rec is None else "yes" if length_rules.fits(rec) else "no"
 
 
-def markdown(kept: dict, merged: dict, retrained: dict) -> str:
+def markdown(kept: dict, retrained: dict, columns: dict[str, dict[str, str]]) -> str:
+  """The table: per problem the retrained rows beside their kept records, then ``columns``
+  (``verdict_columns``)."""
   cmd = "python -m experiments.length_study_drawn"
   lines = ["# The randomized rows retrained, scored at true and at drawn positions", "",
            f"Command: `{cmd}` (why and rules in its docstring; the rules are the length study's, "
@@ -127,7 +129,6 @@ def markdown(kept: dict, merged: dict, retrained: dict) -> str:
       lines.append(f"| {label} | {_seen_unseen(old)} | {_seen_unseen(r)} | {_seen_unseen(drawn)} "
                    f"| {_fits(r)}; {_fits(drawn)} | {minutes} |")
     lines += ["", f"![{problem}]({problem}.png)", ""]
-  columns = verdict_columns(kept, merged)
   names = list(columns)
   lines += ["## Verdicts: kept, retrained, and retrained scored at drawn positions", "",
             "Over the problems above only (Ruoss et al.'s overall verdict counts their pairs). "
@@ -150,7 +151,7 @@ def tabulate(root: str) -> str:
     length_curves.curves_figure(problem, rows, os.path.join(STUDY.dir, f"{problem}.png"),
                                 command=f"python -m experiments.length_study_drawn ({problem})")
   columns = verdict_columns(kept, merged)
-  return STUDY.publish(markdown(kept, merged, retrained),
+  return STUDY.publish(markdown(kept, retrained, columns),
                        {"kept": kept, "retrained": retrained, "verdicts": columns}, splice=False)
 
 

@@ -304,13 +304,19 @@ def worst_training_length(rec: dict) -> dict:
   return _rewritten(rec, [s | {"seen": s["seen_by_length"][worst]} for s in rec["per_seed"]])
 
 
+def is_randomized_row(row: str) -> bool:
+  """A length-study row trained with randomized positions (``randomized_…``, at either budget:
+  ``randomized_budget/randomized_rope`` is one, ``randomized_budget/rope`` is not)."""
+  return row.rsplit("/", 1)[-1].startswith("randomized_")
+
+
 def drawn_positions(rec: dict) -> dict | None:
   """Variant: a randomized row's seen and unseen scores (and ``seen_by_length``) read at drawn test
   positions, each seed's ``drawn`` entry (``length_curves.per_seed``), as Ruoss et al.'s released
   code scores; other rows unchanged (they have no drawn positions). None, so that no verdict uses
   it, for a randomized row whose records carry no drawn scores (trained before runs recorded
   them)."""
-  if not rec.get("row", "").rsplit("/", 1)[-1].startswith("randomized_"):
+  if not is_randomized_row(rec.get("row", "")):
     return rec
   drawn = [s.get("drawn") for s in rec["per_seed"]]
   if not all(drawn):
