@@ -17,6 +17,8 @@ after fit and ties).
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from experiments.framework import stats
@@ -122,8 +124,9 @@ def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str,
   if not rows:
     return
   cols = min(6, len(rows))
-  fig, axes = plt.subplots(-(-len(rows) // cols), cols, figsize=(2.6 * cols, 2.2 * -(-len(rows) // cols)),
-                           sharex=True, sharey=True, squeeze=False)
+  nrows = -(-len(rows) // cols)
+  fig, axes = plt.subplots(nrows, cols, figsize=(2.6 * cols, 2.2 * nrows + 0.4), sharex=True,
+                           sharey=True, squeeze=False)  # + 0.4 in: the title's second line
   for ax in axes.flat[len(rows):]:
     ax.axis("off")
   for ax, row in zip(axes.flat, rows):
@@ -143,15 +146,17 @@ def curves_figure(task: str, models_by_row: dict[str, list[dict]], path: str,
         drawn = [np.mean([m[DRAWN_SCORES][f"n={n}"] for m in group]) for n in ns]
         ax.plot(ns, drawn, ls=":", color=color, label=f"{label}, drawn positions")
     ax.axvline(max(lengths(models, "train_accuracy")) + 0.5, color="grey", ls="--", lw=0.8)
-    ax.set_title(row, fontsize=9)
+    ax.set_title(row.replace("/", "/\n"), fontsize=9)  # "randomized_budget/" on a line of its own
     ax.set_ylim(-0.05, 1.05)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6, loc="lower left")
   for ax in axes[-1]:
     ax.set_xlabel("length n")
-  fig.suptitle(f"{command or f'python -m experiments.benchmark --task={task}'}: exact match "
-               "against length "
-               "(mean, 95% interval over seeds; trained on n left of the dashed line)")
+  title = (f"{command or f'python -m experiments.benchmark --task={task}'}: exact match against "
+           "length (mean, 95% interval over seeds; trained on n left of the dashed line)")
+  # Wrapped to the figure's width (about 12 characters an inch at 9 points), so that a figure of
+  # few panels shows its whole command.
+  fig.suptitle(textwrap.fill(title, width=int(12 * fig.get_figwidth())), fontsize=9)
   fig.tight_layout()
   fig.savefig(path, dpi=90)
   plt.close(fig)
