@@ -118,7 +118,8 @@ def test_the_findings_on_lego_hold_on_the_kept_curves():
   assert ("On LEGO the learned table's own probe finds no budget, and at neither init scale does "
           "the randomized table learn the training lengths.") in words_of(
               f"{REPO}/docs/length_generalisation.md")
-  assert "and on LEGO neither init scale does;" in words_of(f"{REPO}/README.md")
+  assert ("and on LEGO neither init scale does (scored at drawn positions, the small-σ one does);"
+          in words_of(f"{REPO}/README.md"))  # the drawn part: tests/test_length_study_drawn.py
   with open(f"{ls.STUDY.dir}/table.json") as f:  # "while the plain table fits LEGO at σ 0.1"
     study = json.load(f)
   assert length_rules.fits(study["rows"]["lego"]["learned σ=0.1"])
