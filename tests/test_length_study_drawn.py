@@ -189,6 +189,12 @@ def test_the_docs_words_on_summation_and_lego_retrained_and_scored_at_drawn_posi
     assert drawn[pair("lego", label)] == f"randomized better (p {p})"
     assert round(at_drawn(lego[row])["score"]["mean"], 3) == unseen
     assert round(base[label]["score"]["mean"], 3) == base_unseen
+  models = records.read(lsd.STUDY.dir)
+  for job, sigma in (("lego/randomized_learned", 0.1), ("lego/randomized_rope", 1.0)):  # lego.png
+    group = [m for m in records.of_job(models, job) if m["pe_init_scale"] == sigma]
+    drawn_curve = [sum(m["drawn_test_accuracy_by_level"][f"n={n}"] for m in group) / len(group)
+                   for n in range(1, 17)]
+    assert min(drawn_curve[:8]) >= 0.86 and max(drawn_curve[8:]) < 0.5, job
   assert [seen(at_drawn(lego[r])) for r in ("randomized_learned σ=0.1", rope,
                                              "randomized_sinusoidal_1d")] == [0.977, 0.960, 0.940]
   assert not length_rules.fits(at_drawn(lego["randomized_sinusoidal_1d"]))
@@ -211,8 +217,9 @@ def test_the_docs_words_on_summation_and_lego_retrained_and_scored_at_drawn_posi
                 "up to n = 8, while the true one is below 0.95 from n = 2 on",
                 "At drawn positions the σ-0.1 table (seen 0.977) and RoPE (0.960) fit and beat "
                 "their base rows on the unseen lengths (p 0.0045 and 0.036), at low scores (0.119 "
-                "and 0.120, against 0.030 and 0.031 for the base rows); the sinusoid (0.940) does "
-                "not fit", "(0.833 on summation and 0.676 on LEGO at drawn positions)",
+                "and 0.120, against 0.030 and 0.031 for the base rows; in `lego.png` both drawn "
+                "curves stay at 0.86 or above up to n = 8 and are below 0.5 at every length from "
+                "n = 9 on); the sinusoid (0.940) does not fit", "(0.833 on summation and 0.676 on LEGO at drawn positions)",
                 "(five pairs judged in each; parity alone moves to \"inconclusive\", above), and "
                 "at drawn positions \"agrees\" over eleven pairs"):
     assert words in doc, words
