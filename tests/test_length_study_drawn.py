@@ -169,7 +169,8 @@ def test_the_docs_words_on_summation_and_lego_retrained_and_scored_at_drawn_posi
   rope = "randomized_rope"
   assert [seen(kept[rope]), seen(retrained[rope]), seen(at_drawn(retrained[rope]))] == [
       0.751, 0.913, 0.924]
-  assert all(col[pair("summation", "rope")] == length_rules.DID_NOT_FIT for col in (old, new, drawn))
+  assert all(col[pair("summation", "rope")] == length_rules.DID_NOT_FIT
+             for col in (old, new, drawn))
   sinusoid = retrained["randomized_sinusoidal_1d"]
   assert [seen(at_drawn(sinusoid)), seen(sinusoid)] == [0.986, 0.498]
   assert not length_rules.fits(sinusoid) and length_rules.fits(at_drawn(sinusoid))
@@ -219,7 +220,8 @@ def test_the_docs_words_on_summation_and_lego_retrained_and_scored_at_drawn_posi
                 "their base rows on the unseen lengths (p 0.0045 and 0.036), at low scores (0.119 "
                 "and 0.120, against 0.030 and 0.031 for the base rows; in `lego.png` both drawn "
                 "curves stay at 0.86 or above up to n = 8 and are below 0.5 at every length from "
-                "n = 9 on); the sinusoid (0.940) does not fit", "(0.833 on summation and 0.676 on LEGO at drawn positions)",
+                "n = 9 on); the sinusoid (0.940) does not fit",
+                "(0.833 on summation and 0.676 on LEGO at drawn positions)",
                 "(five pairs judged in each; parity alone moves to \"inconclusive\", above), and "
                 "at drawn positions \"agrees\" over eleven pairs"):
     assert words in doc, words
@@ -257,6 +259,6 @@ def test_the_readme_words_on_the_retrained_rows_hold():
                 "at the base budget still agrees over parity, sorting, summation and LEGO (on "
                 "parity alone it moves from \"agrees\" to \"inconclusive\"), and scored at drawn "
                 "positions it agrees over eleven pairs, where the true positions judge five",
-                "even given steps of its own or scored at drawn positions, and on LEGO neither init "
-                "scale does (scored at drawn positions, the small-σ one does)"):
+                "even given steps of its own or scored at drawn positions, and on LEGO neither "
+                "init scale does (scored at drawn positions, the small-σ one does)"):
     assert words in readme, words
