@@ -127,17 +127,22 @@ def row_records(models: list[dict], problem: str) -> dict[str, dict]:
     row = job.name.split("/", 1)[1]
     group = records.of_job(models, job)
     for sigma in sorted({m["pe_init_scale"] for m in group}):
-      ms = [m for m in group if m["pe_init_scale"] == sigma]
       label = f"{row} σ={sigma:g}" if row.endswith("learned") else row
-      per_seed = [s | {"seen_by_length": length_curves.seen_by_length(m)}
-                  for s, m in zip(length_curves.per_seed(ms), ms)]
-      chance = length_curves.chance_unseen(problem, length_curves.unseen_lengths(ms[0]),
-                                           job.build_config().data.num_test_per_length)
-      out[label] = {"row": row, "sigma": sigma, "per_seed": per_seed,
-                    "seen": stats.over_seeds(s["seen"] for s in per_seed),
-                    "score": stats.over_seeds(s["unseen"] for s in per_seed),
-                    "chance": chance, "minutes": (records.wall(ms) or {}).get("minutes")}
+      out[label] = row_record(problem, row, job, [m for m in group if m["pe_init_scale"] == sigma])
   return out
+
+
+def row_record(problem: str, row: str, job: Job, models: list[dict]) -> dict:
+  """One row's record at one σ (``rules.length``'s format) from its models, one per seed, trained
+  by ``job`` or by a job that differs from it in seeds only."""
+  per_seed = [s | {"seen_by_length": length_curves.seen_by_length(m)}
+              for s, m in zip(length_curves.per_seed(models), models)]
+  chance = length_curves.chance_unseen(problem, length_curves.unseen_lengths(models[0]),
+                                       job.build_config().data.num_test_per_length)
+  return {"row": row, "sigma": models[0]["pe_init_scale"], "per_seed": per_seed,
+          "seen": stats.over_seeds(s["seen"] for s in per_seed),
+          "score": stats.over_seeds(s["unseen"] for s in per_seed),
+          "chance": chance, "minutes": (records.wall(models) or {}).get("minutes")}
 
 
 def verdicts(by_problem: dict[str, dict[str, dict]]) -> dict:
