@@ -127,6 +127,11 @@ def seed_sets(kept: list[dict], new: list[dict]) -> dict[str, list[dict]]:
 
 
 def _verdict_text(v: dict) -> str:
+  """A verdict with its p and power; one the rule does not judge names the σ that did not fit."""
+  if v["not_fitting"]:
+    return f"{v['verdict']} ({', '.join(v['not_fitting'])} does not fit)"
+  if v["verdict"].startswith("uninformative"):
+    return v["verdict"]
   detect = f", detects {v['detectable']:.3f}" if v["detectable"] == v["detectable"] else ""
   return f"{v['verdict']} (p {v['p']:.2g}{detect})"
 
@@ -158,16 +163,17 @@ def markdown(recs_by_set: dict[str, dict], judged: dict[str, dict], predicted: d
   readings = list(judged[names[0]])
   lines += ["", "## Verdicts", "",
             "p: the two-sided Welch p (paired by seed: the two-sided paired-t p); detects: the "
-            "difference detected with 80% power.", "",
+            "difference detected with 80% power. A reading where a σ does not fit gives no "
+            "verdict and no p.", "",
             "| reading | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
   for reading in readings:
     lines.append(f"| {reading} | " + " | ".join(
         _verdict_text(judged[n][reading]) if reading in judged[n] else "—" for n in names) + " |")
-  lines += ["", "Per seed (unseen exact match at true positions; at drawn positions):", ""]
+  lines += ["", "Per seed, unseen exact match at true / at drawn positions:", ""]
   pooled = recs_by_set[names[0]]
   for sigma, r in pooled.items():
     lines.append(f"- σ = {sigma:g}: " + ", ".join(
-        f"seed {s['seed']}: {s['unseen']:.3f}; {s['drawn']['unseen']:.3f}" if s.get("drawn")
+        f"seed {s['seed']}: {s['unseen']:.3f} / {s['drawn']['unseen']:.3f}" if s.get("drawn")
         else f"seed {s['seed']}: {s['unseen']:.3f}" for s in r["per_seed"]))
   lines += ["", "Minutes per job (one core each): " + ", ".join(
       f"{job} {m:.0f}" if m else f"{job} —" for job, m in minutes.items()), "",
@@ -188,9 +194,7 @@ def tabulate(root: str) -> str:
   minutes = {job.name: (records.wall(records.of_job(new, job)) or {}).get("minutes")
              for job in STUDY.jobs}
   os.makedirs(STUDY.dir, exist_ok=True)
-  length_curves.curves_figure(PROBLEM, {f"{ROW}, seeds {KEPT_SEEDS[0]}–{NEW_SEEDS[-1]}":
-                                        sets[list(sets)[0]]},
-                              os.path.join(STUDY.dir, f"{PROBLEM}.png"),
+  length_curves.curves_figure(PROBLEM, sets, os.path.join(STUDY.dir, f"{PROBLEM}.png"),
                               command="python -m experiments.length_init_scale_seeds")
   return STUDY.publish(markdown(complete, judged, predicted, minutes),
                        {"records": {n: {f"{s:g}": r for s, r in recs.items()}
