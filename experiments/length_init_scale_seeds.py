@@ -1,5 +1,5 @@
 """Sorting's randomized learned table at σ = 0.1 and σ = 2 with five more seeds: the init-scale
-question on length, asked with the power to answer it (``python -m experiments.length_init_scale_seeds``).
+question on length, asked with more power (``python -m experiments.length_init_scale_seeds``).
 
     python -m experiments.length_init_scale_seeds --print            # one command per job
     python -m experiments.length_init_scale_seeds --lanes=2          # train (resumable), tabulate
