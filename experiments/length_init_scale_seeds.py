@@ -73,12 +73,14 @@ def kept_models(drawn_records: list[dict] | None = None) -> list[dict]:
 
 
 def sigma_records(models: list[dict]) -> dict[float, dict]:
-  """{σ: record} (``length_study.row_record``) of ``models``, seeds in order."""
+  """{σ: record} (``length_study.row_record``) of ``models``, seeds in order; without its
+  ``minutes``, which for models of two jobs says nothing (the table gives each job's)."""
   out = {}
   for sigma in (SMALL, LARGE):
     ms = sorted((m for m in models if m["pe_init_scale"] == sigma), key=lambda m: m["seed"])
     if ms:
-      out[sigma] = length_study.row_record(PROBLEM, ROW, BASE_JOB, ms)
+      rec = length_study.row_record(PROBLEM, ROW, BASE_JOB, ms)
+      out[sigma] = {k: v for k, v in rec.items() if k != "minutes"}
   return out
 
 
