@@ -32,8 +32,9 @@ Welch at p < 0.05):
   * **replication**: the rule on the new seeds alone (five a side) and on seeds 0–2 alone (three a
     side), so that a pooled verdict resting on one half shows.
 Power, computed before the runs: the difference the pooled Welch test detects with 80% power
-(``rules.length.welch_detectable``) at eight seeds a side, with seeds 0–2's sds (``predicted``);
-the table prints it beside the detectable difference the eight seeds a side then give.
+(``rules.length.welch_detectable``) at eight seeds a side, with seeds 0–2's sds
+(``predicted_detectable``); the table prints it beside the detectable difference the eight seeds a
+side then give.
 """
 
 from __future__ import annotations
