@@ -46,6 +46,7 @@ import sys
 from experiments import length_curves, length_study, length_study_drawn
 from experiments.framework import records
 from experiments.framework.study import Study, interval
+from experiments.length_study_drawn import fits_text
 from experiments.rules import length as length_rules
 
 PROBLEM = "sorting"
@@ -67,10 +68,9 @@ def _job(sigma: float):
 STUDY = Study("length_init_scale_seeds", tuple(_job(s) for s in (SMALL, LARGE)))
 
 
-def kept_models(drawn_records: list[dict] | None = None) -> list[dict]:
+def kept_models() -> list[dict]:
   """Seeds 0–2 of ``BASE_JOB`` as ``experiments.length_study_drawn`` retrained them."""
-  rows = records.read(length_study_drawn.STUDY.dir) if drawn_records is None else drawn_records
-  return records.of_job(rows, BASE_JOB.name)
+  return records.of_job(records.read(length_study_drawn.STUDY.dir), BASE_JOB.name)
 
 
 def sigma_records(models: list[dict]) -> dict[float, dict]:
@@ -91,11 +91,10 @@ def paired_by_seed(small: dict, large: dict) -> dict:
                             {s["seed"]: s["unseen"] for s in large["per_seed"]},
                             (f"σ={SMALL:g}", f"σ={LARGE:g}"))
   rule = length_rules.init_scale(small, large)
-  p = min(1.0, 2 * min(t["p_a_better"], t["p_b_better"]))
+  p = min(1.0, 2 * min(t["p_a_better"], t["p_b_better"]))  # two-sided
   verdict = (rule["verdict"] if rule["verdict"].startswith(("did not fit", "uninformative"))
-             else "small σ better" if t["p_a_better"] < length_rules.ALPHA / 2
-             else "large σ better" if t["p_b_better"] < length_rules.ALPHA / 2
-             else length_rules.NO_DIFFERENCE)
+             else length_rules.NO_DIFFERENCE if p >= length_rules.ALPHA
+             else "small σ better" if t["mean"] > 0 else "large σ better")
   return {"verdict": verdict, "p": p, "detectable": t["detectable"],
           "not_fitting": rule["not_fitting"], "mean_difference": t["mean"]}
 
@@ -158,10 +157,9 @@ def markdown(recs_by_set: dict[str, dict], judged: dict[str, dict], predicted: d
   for name, recs in recs_by_set.items():
     for sigma, r in recs.items():
       d = length_rules.drawn_positions(r)
-      yes = lambda rec: "—" if rec is None else "yes" if length_rules.fits(rec) else "no"
       lines.append(f"| {name} | {sigma:g} | {interval(r['seen'])} | {interval(r['score'])} | "
                    f"{interval(d['seen']) if d else '—'} | {interval(d['score']) if d else '—'} "
-                   f"| {yes(r)}; {yes(d)} |")
+                   f"| {fits_text(r)}; {fits_text(d)} |")
   names = list(judged)
   readings = list(judged[names[0]])
   lines += ["", "## Verdicts", "",
@@ -193,7 +191,7 @@ def tabulate(root: str) -> str:
   recs_by_set = {name: sigma_records(ms) for name, ms in sets.items()}
   complete = {name: recs for name, recs in recs_by_set.items() if set(recs) == {SMALL, LARGE}}
   judged = {name: judge(recs) for name, recs in complete.items()}
-  predicted = predicted_detectable(recs_by_set[list(sets)[-1]], len(KEPT_SEEDS + NEW_SEEDS))
+  predicted = predicted_detectable(sigma_records(kept), len(KEPT_SEEDS + NEW_SEEDS))
   minutes = {job.name: (records.wall(records.of_job(new, job)) or {}).get("minutes")
              for job in STUDY.jobs}
   os.makedirs(STUDY.dir, exist_ok=True)

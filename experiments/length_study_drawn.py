@@ -103,7 +103,8 @@ def _seen_unseen(rec: dict | None) -> str:
   return "—" if rec is None else f"{interval(rec['seen'])}, {interval(rec['score'])}"
 
 
-def _fits(rec: dict | None) -> str:
+def fits_text(rec: dict | None) -> str:
+  """'yes' / 'no': whether a record fits (``rules.length.fits``); '—' for none."""
   return "—" if rec is None else "yes" if length_rules.fits(rec) else "no"
 
 
@@ -127,7 +128,7 @@ def markdown(kept: dict, retrained: dict, columns: dict[str, dict[str, str]]) ->
       old, drawn = kept[problem].get(label), length_rules.drawn_positions(r)
       minutes = f"{r['minutes']:.1f}" if r.get("minutes") else "—"
       lines.append(f"| {label} | {_seen_unseen(old)} | {_seen_unseen(r)} | {_seen_unseen(drawn)} "
-                   f"| {_fits(r)}; {_fits(drawn)} | {minutes} |")
+                   f"| {fits_text(r)}; {fits_text(drawn)} | {minutes} |")
     lines += ["", f"![{problem}]({problem}.png)", ""]
   names = list(columns)
   lines += ["## Verdicts: kept, retrained, and retrained scored at drawn positions", "",

@@ -1,7 +1,6 @@
 """experiments.length_init_scale_seeds: sorting's randomized learned table at σ = 0.1 and σ = 2 with
 more seeds, judged by the length study's init-scale rule, its variants and a paired reading."""
 
-import copy
 import math
 
 import pytest
@@ -71,7 +70,7 @@ def test_seeds_0_to_2_alone_read_as_the_drawn_study_published_them():
   """The kept seeds, judged here, give the drawn study's own verdicts on the same row."""
   kept = seeds.sigma_records(seeds.kept_models())
   assert [s["seed"] for s in kept[0.1]["per_seed"]] == list(ls.SEEDS)
-  judged = seeds.judge(copy.deepcopy(kept))
+  judged = seeds.judge(kept)
   table = lsd.STUDY.table()["verdicts"]
   what = "init scale, sorting: randomized_learned, randomized rows' budget"
   assert table["retrained, rule"][what] == judged["rule"]["verdict"] == length_rules.DID_NOT_FIT
